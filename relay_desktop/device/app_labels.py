@@ -1,0 +1,52 @@
+"""Human names for package names.
+
+adb has no command that lists app labels (they live in each APK's resources), so the device layer
+names apps from a table of well-known packages and falls back to a readable guess from the package.
+"""
+
+from __future__ import annotations
+
+KNOWN_LABELS = {
+    "com.android.chrome": "Chrome",
+    "com.android.settings": "Settings",
+    "com.android.vending": "Play Store",
+    "com.android.camera2": "Camera",
+    "com.android.launcher3": "Launcher",
+    "com.android.documentsui": "Files",
+    "com.google.android.apps.messaging": "Messages",
+    "com.google.android.contacts": "Contacts",
+    "com.google.android.dialer": "Phone",
+    "com.google.android.deskclock": "Clock",
+    "com.google.android.keep": "Keep Notes",
+    "com.google.android.calendar": "Calendar",
+    "com.google.android.gm": "Gmail",
+    "com.google.android.apps.maps": "Maps",
+    "com.google.android.youtube": "YouTube",
+    "com.google.android.apps.photos": "Photos",
+    "com.google.android.GoogleCamera": "Camera",
+    "com.google.android.calculator": "Calculator",
+    "com.google.android.apps.docs": "Drive",
+    "com.google.android.googlequicksearchbox": "Google",
+    "com.google.android.apps.nexuslauncher": "Pixel Launcher",
+    "com.whatsapp": "WhatsApp",
+    "org.telegram.messenger": "Telegram",
+    "com.instagram.android": "Instagram",
+    "com.facebook.katana": "Facebook",
+    "com.twitter.android": "X",
+    "com.spotify.music": "Spotify",
+    "com.ubercab": "Uber",
+    "com.amazon.mShop.android.shopping": "Amazon Shopping",
+    "org.mozilla.firefox": "Firefox",
+    "com.relay.shop": "Shop",
+}
+
+_GENERIC = {"com", "org", "net", "android", "app", "apps", "mobile", "client", "google", "main", "free"}
+
+
+def label_for(package: str) -> str:
+    if package in KNOWN_LABELS:
+        return KNOWN_LABELS[package]
+    parts = [p for p in package.split(".") if p.lower() not in _GENERIC]
+    if not parts:
+        return package
+    return parts[-1].replace("_", " ").capitalize()

@@ -1,0 +1,249 @@
+"""One phone, as the rest of the app sees it: intent verbs, async, with typed results and errors.
+
+Shell commands go over the shell v2 protocol, so exit codes are real and a connection that drops
+mid-command is noticed (no exit packet) instead of looking like a short, successful output.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+import re
+import time
+from typing import TYPE_CHECKING
+
+from PIL import Image, UnidentifiedImageError
+
+from relay_desktop.device import app_labels
+from relay_desktop.device.adb_server import call
+from relay_desktop.device.errors import (
+    AppNotFoundError,
+    CommandFailedError,
+    DeviceDisconnectedError,
+    DeviceError,
+    HierarchyDumpError,
+)
+from relay_desktop.device.models import AppInfo, CurrentApp, DeviceContext, ShellResult
+from relay_desktop.device.text_input import shell_quote, type_steps
+from relay_desktop.keycodes import keycode
+
+if TYPE_CHECKING:
+    from relay_desktop.device.adb_server import AdbServer
+
+log = logging.getLogger(__name__)
+
+DUMP_PATH = "/data/local/tmp/relay_window_dump.xml"
+APPS_TTL_SECONDS = 300.0
+_FOCUS = re.compile(r"mCurrentFocus=Window\{\S+ \S+ (?P<pkg>[^\s/}]+)/(?P<act>[^\s}]+)\}")
+_FOCUSED_APP = re.compile(r"mFocusedApp=\S*ActivityRecord\{\S+ \S+ (?P<pkg>[^\s/}]+)/(?P<act>[^\s}]+)")
+_RESUMED = re.compile(r"(?:mResumedActivity|topResumedActivity)[:=] ?ActivityRecord\{\S+ \S+ "
+                      r"(?P<pkg>[^\s/}]+)/(?P<act>[^\s}]+)")
+_PROP = re.compile(r"^\[(?P<key>[^\]]+)\]: \[(?P<value>.*)\]$", re.M)
+_COMPONENT = re.compile(r"^\s*(?P<pkg>[A-Za-z][\w.]*)/(?P<act>[\w.$]+)\s*$", re.M)
+
+
+class Device:
+    def __init__(self, server: AdbServer, serial: str, command_timeout: float = 30.0) -> None:
+        self.server = server
+        self.serial = serial
+        self.command_timeout = command_timeout
+        self._adb = server.client.device(serial)
+        self._apps: tuple[float, list[AppInfo]] | None = None
+        self._size: tuple[int, int] | None = None
+
+    def __repr__(self) -> str:
+        return f"Device({self.serial!r})"
+
+    # ------------------------------------------------------------ shell
+
+    async def shell(self, command: str, *, timeout: float | None = None, check: bool = False) -> ShellResult:
+        limit = timeout or self.command_timeout
+
+        def run() -> ShellResult:
+            raw = self._adb.shell2(command, timeout=limit, encoding=None, v2=True)
+            return ShellResult(command, raw.returncode, raw.stdout.decode(errors="replace"),
+                               raw.stderr.decode(errors="replace"))
+
+        result = await call(run, serial=self.serial, timeout=limit + 2)
+        if check and result.exit_code != 0:
+            raise CommandFailedError(command, result.output, result.exit_code)
+        return result
+
+    async def exec_out(self, command: str, *, timeout: float | None = None) -> bytes:
+        """Raw stdout of ``exec:`` (binary-safe, no shell protocol), like ``adb exec-out``."""
+        limit = timeout or self.command_timeout
+
+        def run() -> bytes:
+            with self._adb.open_transport(timeout=limit) as conn:
+                conn.send_command(f"exec:{command}")
+                conn.check_okay()
+                return conn.read_until_close(encoding=None)  # type: ignore[return-value]
+
+        return await call(run, serial=self.serial, timeout=limit + 2)
+
+    async def push(self, local: str, remote: str) -> None:
+        await call(lambda: self._adb.sync.push(local, remote), serial=self.serial, timeout=120)
+
+    async def pull(self, remote: str, local: str) -> None:
+        await call(lambda: self._adb.sync.pull(remote, local), serial=self.serial, timeout=120)
+
+    # ------------------------------------------------------------ screen
+
+    async def screen_size(self) -> tuple[int, int]:
+        result = await self.shell("wm size", check=True)
+        match = re.search(r"Override size: (\d+)x(\d+)", result.stdout) or \
+            re.search(r"Physical size: (\d+)x(\d+)", result.stdout)
+        if not match:
+            raise CommandFailedError("wm size", result.output)
+        self._size = int(match.group(1)), int(match.group(2))
+        return self._size
+
+    async def screenshot(self) -> Image.Image:
+        data = await self.exec_out("screencap -p")
+        try:
+            image = await asyncio.to_thread(_decode_png, data)
+        except (UnidentifiedImageError, OSError) as exc:
+            # A PNG cut short means the device went away mid-transfer; anything else is a device problem.
+            state = await self._state_or_none()
+            if state != "device":
+                raise DeviceDisconnectedError(f"{self.serial} disconnected during screencap") from exc
+            raise CommandFailedError("screencap -p", f"not a PNG ({len(data)} bytes)") from exc
+        return image
+
+    async def dump_hierarchy(self, retries: int = 3, backoff: float = 0.3) -> str:
+        """The ``uiautomator dump`` XML, retried while the screen is busy animating."""
+        command = f"uiautomator dump {DUMP_PATH} && cat {DUMP_PATH}"
+        output = ""
+        for attempt in range(retries + 1):
+            result = await self.shell(command, timeout=max(self.command_timeout, 20))
+            output = result.output
+            start, end = result.stdout.find("<?xml"), result.stdout.rfind("</hierarchy>")
+            if "ERROR" not in output and start != -1 and end != -1:
+                return result.stdout[start:end + len("</hierarchy>")]
+            if attempt < retries:
+                log.debug("uiautomator dump failed (%s), retry %d", output.strip(), attempt + 1)
+                await asyncio.sleep(backoff * 2 ** attempt)
+        raise HierarchyDumpError(command, output or "no output", None)
+
+    # ------------------------------------------------------------ input
+
+    async def tap(self, x: int, y: int) -> None:
+        await self.shell(f"input tap {int(x)} {int(y)}", check=True)
+
+    async def long_press(self, x: int, y: int, duration_ms: int = 800) -> None:
+        await self.shell(f"input swipe {int(x)} {int(y)} {int(x)} {int(y)} {int(duration_ms)}", check=True)
+
+    async def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:
+        await self.shell(f"input swipe {int(x1)} {int(y1)} {int(x2)} {int(y2)} {int(duration_ms)}", check=True)
+
+    async def press_key(self, key: int | str) -> None:
+        """Press a key by code (4), name ("BACK") or full name ("KEYCODE_BACK")."""
+        await self.shell(f"input keyevent {keycode(key)}", check=True)
+
+    async def type_text(self, text: str) -> None:
+        """Type into the focused field. ASCII only on this path (raises UnsupportedTextError otherwise)."""
+        steps = type_steps(text)
+        # One shell round trip for the whole text; `&&` stops at the first failure.
+        if steps:
+            await self.shell(" && ".join(step.command() for step in steps), check=True)
+
+    # ------------------------------------------------------------ apps
+
+    async def installed_apps(self, refresh: bool = False) -> list[AppInfo]:
+        """Apps with a launcher icon, with readable names; cached for five minutes."""
+        if not refresh and self._apps is not None and time.monotonic() - self._apps[0] < APPS_TTL_SECONDS:
+            return self._apps[1]
+        result = await self.shell("cmd package query-activities --brief -a android.intent.action.MAIN "
+                                  "-c android.intent.category.LAUNCHER")
+        packages = sorted({m.group("pkg") for m in _COMPONENT.finditer(result.stdout)})
+        if not packages:  # older Androids lack query-activities: fall back to every package
+            listed = await self.shell("pm list packages", check=True)
+            packages = sorted(line.removeprefix("package:").strip()
+                              for line in listed.stdout.splitlines() if line.startswith("package:"))
+        apps = [AppInfo(p, app_labels.label_for(p)) for p in packages]
+        self._apps = (time.monotonic(), apps)
+        return apps
+
+    async def resolve_app(self, name_or_package: str) -> str:
+        """A package name for an app named like the user would name it ("chrome", "Keep Notes")."""
+        query = name_or_package.strip()
+        apps = await self.installed_apps()
+        packages = {a.package for a in apps}
+        if query in packages:
+            return query
+        lowered = query.lower()
+        for test in (lambda a: a.label.lower() == lowered,
+                     lambda a: a.label.lower().startswith(lowered),
+                     lambda a: lowered in a.label.lower() or lowered in a.package.lower()):
+            matches = [a for a in apps if test(a)]
+            if len(matches) == 1:
+                return matches[0].package
+            if matches:
+                names = ", ".join(f"{a.label} ({a.package})" for a in matches[:5])
+                raise AppNotFoundError(f"'{query}' matches several apps: {names}")
+        if "." in query and " " not in query:
+            check = await self.shell(f"pm path {shell_quote(query)}")
+            if check.exit_code == 0 and "package:" in check.stdout:
+                return query
+        raise AppNotFoundError(f"no installed app is called '{query}'")
+
+    async def launch_app(self, name_or_package: str) -> str:
+        package = await self.resolve_app(name_or_package)
+        result = await self.shell(f"monkey -p {shell_quote(package)} -c android.intent.category.LAUNCHER 1")
+        if result.exit_code != 0 or "No activities found" in result.output:
+            raise AppNotFoundError(f"{package} has no launcher activity")
+        return package
+
+    async def current_app(self) -> CurrentApp | None:
+        result = await self.shell("dumpsys window windows")
+        match = _FOCUS.search(result.stdout) or _FOCUSED_APP.search(result.stdout)
+        if match is None:
+            result = await self.shell("dumpsys activity activities")
+            match = _RESUMED.search(result.stdout)
+        if match is None:
+            return None
+        return CurrentApp(match.group("pkg"), match.group("act"))
+
+    # ------------------------------------------------------------ context
+
+    async def properties(self) -> dict[str, str]:
+        result = await self.shell("getprop", check=True)
+        return {m.group("key"): m.group("value") for m in _PROP.finditer(result.stdout)}
+
+    async def keyboard_shown(self) -> bool:
+        result = await self.shell("dumpsys input_method")
+        return "mInputShown=true" in result.stdout or "mIsInputViewShown=true" in result.stdout
+
+    async def device_context(self) -> DeviceContext:
+        props, size, density, keyboard, app = await asyncio.gather(
+            self.properties(), self.screen_size(), self.shell("wm density"), self.keyboard_shown(),
+            self.current_app())
+        dpi = re.search(r"(?:Override|Physical) density: (\d+)", density.stdout)
+        sdk = props.get("ro.build.version.sdk", "0")
+        return DeviceContext(
+            serial=self.serial,
+            model=props.get("ro.product.model", ""),
+            manufacturer=props.get("ro.product.manufacturer", ""),
+            android_release=props.get("ro.build.version.release", ""),
+            sdk=int(sdk) if sdk.isdigit() else 0,
+            locale=props.get("persist.sys.locale") or props.get("ro.product.locale", ""),
+            timezone=props.get("persist.sys.timezone", ""),
+            screen_width=size[0], screen_height=size[1],
+            density=int(dpi.group(1)) if dpi else 0,
+            keyboard_shown=keyboard,
+            current_app=app,
+        )
+
+    async def _state_or_none(self) -> str | None:
+        try:
+            devices = await self.server.devices()
+        except DeviceError:
+            return None
+        return next((d.state for d in devices if d.serial == self.serial), None)
+
+
+def _decode_png(data: bytes) -> Image.Image:
+    image = Image.open(io.BytesIO(data))
+    image.load()
+    return image.convert("RGB")

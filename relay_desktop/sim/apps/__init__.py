@@ -1,0 +1,17 @@
+"""The built-in apps of the virtual phone."""
+
+from __future__ import annotations
+
+from relay_desktop.sim.app import App
+from relay_desktop.sim.apps.launcher import Launcher
+from relay_desktop.sim.apps.settings import Settings
+
+# communication apps (contacts, messages, browser) register below this line
+# productivity apps (notes, clock, shop) register below this line
+
+BUILTIN_APPS: list[type[App]] = [
+    Launcher,
+    Settings,
+    # communication apps
+    # productivity apps
+]

@@ -1,0 +1,89 @@
+"""Turns the phone's state into laid-out windows: app, dialog, keyboard, toast and the system bars."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from relay_desktop.sim import keyboard, system_bars
+from relay_desktop.sim.views import Rect, Style, View, Window, layout
+
+if TYPE_CHECKING:
+    from relay_desktop.sim.phone import VirtualPhone
+
+
+def compose_windows(phone: VirtualPhone) -> list[Window]:
+    kit = phone.kit
+    width, height = phone.display_size
+    status_h, nav_h = kit.dp(24), kit.dp(48)
+    app_frame = Rect(0, 0, width, height - nav_h)
+    activity = phone.current_activity()
+    app = activity.app
+
+    content = app.build(activity)
+    for view in content.walk():
+        if view.scrollable and view.identity in activity.scroll:
+            view.scroll = activity.scroll[view.identity]
+    # The decor views every Android window has; content starts below the status bar.
+    decor = View(cls="android.widget.FrameLayout", children=[
+        View(cls="android.widget.LinearLayout", children=[
+            View(cls="android.widget.FrameLayout", id="android:id/content", children=[content],
+                 orientation="stack", weight=1)],
+             padding=(0, status_h, 0, 0))],
+        orientation="stack", style=Style(bg=content.style.bg))
+    layout(decor, app_frame)
+    for view in content.walk():
+        if view.scrollable and view.identity:
+            activity.scroll[view.identity] = view.scroll  # keep the clamped offset
+
+    windows = [Window("app", app.package, decor, app_frame)]
+
+    dialog_root = app.build_dialog(activity)
+    if dialog_root is not None:
+        holder = View(orientation="stack", children=[dialog_root])
+        layout(holder, app_frame.inset(0, status_h, 0, 0))
+        windows.append(Window("dialog", app.package, dialog_root, dialog_root.bounds, dim_behind=True))
+
+    _apply_focus(phone, windows)
+
+    if phone.keyboard_shown:
+        kb_root, kb_frame = keyboard.keyboard(width, app_frame.bottom, phone.input.ime_key,
+                                              shifted=phone.keyboard_shift, symbols=phone.keyboard_symbols)
+        layout(kb_root, kb_frame)
+        windows.append(Window("ime", phone.ime_package, kb_root, kb_frame))
+
+    if phone.toast is not None:
+        windows.append(_toast_window(phone, phone.toast[0], app_frame))
+
+    clock = phone.now().strftime("%H:%M")
+    wifi_on = phone.setting("global", "wifi_on") == "1"
+    status = system_bars.status_bar(width, status_h, clock, wifi_on, 100, phone.dark_theme)
+    layout(status, Rect(0, 0, width, status_h))
+    windows.append(Window("status_bar", "com.android.systemui", status, status.bounds))
+    nav = system_bars.nav_bar(width, nav_h, phone.input.back, phone.input.home, phone.input.recents)
+    layout(nav, Rect(0, height - nav_h, width, height))
+    windows.append(Window("nav_bar", "com.android.systemui", nav, nav.bounds))
+    return windows
+
+
+def _apply_focus(phone: VirtualPhone, windows: list[Window]) -> None:
+    """Mark the focused text field; if it is gone from the screen, drop focus and the keyboard."""
+    if phone.focus_key is None:
+        return
+    for window in reversed(windows):
+        for view in window.root.walk():
+            if view.editable and view.identity == phone.focus_key and not view.visible.empty:
+                view.focused = True
+                return
+    phone.focus_key = None
+    phone.keyboard_shown = False
+
+
+def _toast_window(phone: VirtualPhone, text: str, app_frame: Rect) -> Window:
+    kit = phone.kit
+    label = kit.text(text, size=14, color=(240, 240, 240), align="center", max_lines=2)
+    toast = View(cls="android.widget.LinearLayout", children=[label], padding=kit.pad(16, 12),
+                 anchor="bottom", margin=kit.dp(64), width=min(app_frame.width - kit.dp(48), kit.dp(320)),
+                 style=Style(kind="card", bg=(50, 50, 54), radius=kit.dp(24)))
+    holder = View(orientation="stack", children=[toast])
+    layout(holder, app_frame)
+    return Window("toast", "android", toast, toast.bounds)

@@ -1,0 +1,220 @@
+"""Touch, key and text input of the virtual phone, routed the way Android routes it.
+
+Touches go to the topmost window under the finger (system bars, keyboard, dialog, then the app), and
+inside it to the topmost enabled view that takes touches. A dialog is modal: a touch outside it cancels
+it. Text goes to the focused field.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from relay_desktop.sim.views import View, Window, hit_test, scroll_container_at
+
+if TYPE_CHECKING:
+    from relay_desktop.sim.phone import VirtualPhone
+
+TOUCH_SLOP_PX = 24          # Android's default touch slop at xxhdpi is ~8 dp
+LONG_PRESS_MS = 500         # ViewConfiguration.getLongPressTimeout()
+FLING_MS = 150              # quick swipes travel further, as a fling would
+
+KEY_HOME, KEY_BACK, KEY_TAB, KEY_SPACE, KEY_ENTER, KEY_DEL = 3, 4, 61, 62, 66, 67
+KEY_ESCAPE, KEY_APP_SWITCH, KEY_NUMPAD_ENTER, KEY_PASTE = 111, 187, 160, 279
+_CHAR_KEYS = {**{7 + d: str(d) for d in range(10)}, **{29 + i: chr(97 + i) for i in range(26)},
+              55: ",", 56: ".", 68: "`", 69: "-", 70: "=", 71: "[", 72: "]", 73: "\\", 74: ";", 75: "'",
+              76: "/", 77: "@", 81: "+"}
+
+
+def _takes_touch(view: View) -> bool:
+    return view.enabled and (view.clickable or view.on_touch is not None)
+
+
+class InputDispatcher:
+    def __init__(self, phone: VirtualPhone) -> None:
+        self.phone = phone
+
+    async def _delay(self) -> None:
+        if self.phone.config.realism.input_seconds:
+            await asyncio.sleep(self.phone.config.realism.input_seconds)
+
+    def _window_at(self, x: float, y: float) -> Window | None:
+        for window in reversed(self.phone.windows()):
+            if window.kind == "toast":
+                continue
+            if window.frame.contains(x, y):
+                return window
+            if window.kind == "dialog":
+                return window  # modal: nothing beneath it gets the touch
+        return None
+
+    # ------------------------------------------------------------ touches
+
+    async def tap(self, x: float, y: float) -> None:
+        await self._delay()
+        window = self._window_at(x, y)
+        if window is None:
+            return
+        if window.kind == "dialog" and not window.frame.contains(x, y):
+            self._dismiss_dialog()
+            return
+        target = hit_test(window.root, x, y, _takes_touch)
+        if target is None:
+            return
+        if target.editable:
+            self.phone.focus_key = target.identity
+            self.phone.keyboard_shown = True
+        elif target.on_touch is not None:
+            target.on_touch(int(x), int(y))
+        elif target.on_click is not None:
+            target.on_click()
+        self.phone.invalidate()
+
+    async def swipe(self, x1: float, y1: float, x2: float, y2: float, duration_ms: int) -> None:
+        if abs(x2 - x1) < TOUCH_SLOP_PX and abs(y2 - y1) < TOUCH_SLOP_PX:
+            if duration_ms >= LONG_PRESS_MS:
+                await self._long_press(x1, y1)
+            else:
+                await self.tap(x1, y1)
+            return
+        await self._delay()
+        window = self._window_at(x1, y1)
+        if window is None or window.kind in ("status_bar", "nav_bar", "ime"):
+            return
+        container = scroll_container_at(window.root, x1, y1)
+        if container is None:
+            return
+        delta = (y1 - y2) if container.orientation == "v" else (x1 - x2)
+        if duration_ms < FLING_MS:
+            delta *= 2
+        activity = self.phone.current_activity()
+        activity.scroll[container.identity] = max(0, container.scroll + round(delta))
+        self.phone.invalidate()
+
+    async def _long_press(self, x: float, y: float) -> None:
+        await self._delay()
+        window = self._window_at(x, y)
+        if window is None or not window.frame.contains(x, y):
+            return
+        target = hit_test(window.root, x, y, lambda v: v.enabled and v.long_clickable)
+        if target is not None and target.on_long_click is not None:
+            target.on_long_click()
+            self.phone.invalidate()
+
+    # ------------------------------------------------------------ keys
+
+    async def press_key(self, code: int, long_press: bool = False) -> None:
+        await self._delay()
+        if code in (KEY_BACK, KEY_ESCAPE):
+            self.back()
+        elif code == KEY_HOME:
+            self.home()
+        elif code == KEY_APP_SWITCH:
+            self.recents()
+        elif code in (KEY_ENTER, KEY_NUMPAD_ENTER):
+            self._enter()
+        elif code == KEY_DEL:
+            self._edit(lambda text: text[:-1])
+        elif code == KEY_SPACE:
+            self._insert(" ")
+        elif code == KEY_PASTE:
+            self._insert(self.phone.clipboard)
+        elif code == KEY_TAB:
+            self._focus_next()
+        elif code in _CHAR_KEYS:
+            self._insert(_CHAR_KEYS[code])
+
+    def back(self) -> None:
+        phone = self.phone
+        activity = phone.current_activity()
+        if phone.keyboard_shown:
+            phone.keyboard_shown = False
+            phone.invalidate()
+        elif activity.dialog is not None:
+            self._dismiss_dialog()
+        else:
+            phone.finish_activity()
+
+    def home(self) -> None:
+        self.phone.go_home()
+
+    def recents(self) -> None:
+        from relay_desktop.sim.app import Activity
+        from relay_desktop.sim.phone import LAUNCHER_PACKAGE
+
+        launcher = self.phone.apps[LAUNCHER_PACKAGE]
+        if self.phone.focused_activity() == (LAUNCHER_PACKAGE, ".RecentsActivity"):
+            self.phone.finish_activity()
+        else:
+            self.phone.start_activity(Activity(launcher, ".RecentsActivity"))
+
+    def _dismiss_dialog(self) -> None:
+        activity = self.phone.current_activity()
+        if activity.dialog is not None and not activity.state.get("dialog_modal", False):
+            activity.dialog = None
+            self.phone.invalidate()
+
+    # ------------------------------------------------------------ text
+
+    def focused_field(self) -> View | None:
+        if self.phone.focus_key is None:
+            return None
+        for window in reversed(self.phone.windows()):
+            for view in window.root.walk():
+                if view.focused and view.editable:
+                    return view
+        return None
+
+    async def type_text(self, text: str) -> None:
+        await self._delay()
+        self._insert(text)
+
+    def _insert(self, text: str) -> None:
+        self._edit(lambda current: current + text)
+
+    def _edit(self, change: object) -> None:
+        field = self.focused_field()
+        if field is None or field.on_text is None or not field.enabled:
+            return
+        field.on_text(change(field.text))  # type: ignore[operator]
+        self.phone.invalidate()
+
+    def _enter(self) -> None:
+        field = self.focused_field()
+        if field is None:
+            return
+        if field.on_submit is not None:
+            field.on_submit()
+            self.phone.keyboard_shown = False
+            self.phone.invalidate()
+        elif field.height is None:  # multi-line fields take a newline
+            self._insert("\n")
+
+    def _focus_next(self) -> None:
+        fields = [v for w in self.phone.windows() if w.kind in ("app", "dialog")
+                  for v in w.root.walk() if v.editable and not v.visible.empty]
+        if not fields:
+            return
+        keys = [f.identity for f in fields]
+        index = keys.index(self.phone.focus_key) + 1 if self.phone.focus_key in keys else 0
+        self.phone.focus_key = keys[index % len(keys)]
+        self.phone.keyboard_shown = True
+        self.phone.invalidate()
+
+    def ime_key(self, name: str) -> None:
+        """A key on the on-screen keyboard was tapped."""
+        phone = self.phone
+        if name == "DEL":
+            self._edit(lambda text: text[:-1])
+        elif name == "SHIFT":
+            phone.keyboard_shift = not phone.keyboard_shift
+        elif name == "SYMBOLS":
+            phone.keyboard_symbols = not phone.keyboard_symbols
+        elif name == "ENTER":
+            self._enter()
+        elif name == "SPACE":
+            self._insert(" ")
+        else:
+            self._insert(name.upper() if phone.keyboard_shift else name)
+            phone.keyboard_shift = False
+        phone.invalidate()

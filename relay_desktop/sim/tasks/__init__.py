@@ -1,0 +1,18 @@
+"""The virtual phone's task suite: goals with initial states, checkers and oracle solutions."""
+
+from __future__ import annotations
+
+from relay_desktop.sim.tasks.base import CheckResult, Driver, OracleError, PhoneDriver, Task
+from relay_desktop.sim.tasks.settings_tasks import TASKS as _SETTINGS
+
+# communication tasks import below this line
+# productivity tasks import below this line
+
+ALL_TASKS: list[Task] = [
+    *_SETTINGS,
+    # communication tasks
+    # productivity tasks
+]
+TASKS_BY_ID: dict[str, Task] = {task.id: task for task in ALL_TASKS}
+
+__all__ = ["ALL_TASKS", "TASKS_BY_ID", "CheckResult", "Driver", "OracleError", "PhoneDriver", "Task"]

@@ -1,0 +1,162 @@
+"""Task suite plumbing: a task is a goal, an initial state, a success checker and an oracle.
+
+The checker reads the phone's *state* (not its screen), so it cannot be fooled by what an agent sees.
+The oracle is a scripted solution that uses only what any agent has — the hierarchy dump and input
+events — through a :class:`Driver`, so it runs unchanged in-process or through adb and proves the task
+is solvable by the same means.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from relay_desktop.sim.phone import VirtualPhone
+
+KEY_HOME, KEY_BACK, KEY_ENTER, KEY_DEL = 3, 4, 66, 67
+
+
+class Driver(Protocol):
+    async def dump_hierarchy(self) -> str: ...
+    async def tap(self, x: int, y: int) -> None: ...
+    async def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None: ...
+    async def type_text(self, text: str) -> None: ...
+    async def press_key(self, code: int) -> None: ...
+    async def launch_app(self, package: str) -> None: ...
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    ok: bool
+    detail: str
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+
+@dataclass(frozen=True)
+class Task:
+    id: str
+    goal: str                                        # what a user would type
+    setup: Callable[[VirtualPhone], None]            # puts the phone in the task's initial state
+    check: Callable[[VirtualPhone], CheckResult]     # reads the phone's state
+    oracle: Callable[[Driver], Awaitable[None]]      # a scripted solution
+    apps: tuple[str, ...] = ()
+    tags: tuple[str, ...] = field(default_factory=tuple)
+    max_steps: int = 20
+
+
+class OracleError(AssertionError):
+    """The oracle could not find what it expected on screen."""
+
+
+def passed(detail: str = "done") -> CheckResult:
+    return CheckResult(True, detail)
+
+
+def failed(detail: str) -> CheckResult:
+    return CheckResult(False, detail)
+
+
+# ---------------------------------------------------------------- oracle helpers
+
+_BOUNDS = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")
+
+
+@dataclass(frozen=True)
+class Node:
+    attrs: dict[str, str]
+    bounds: tuple[int, int, int, int]
+
+    @property
+    def center(self) -> tuple[int, int]:
+        left, top, right, bottom = self.bounds
+        return (left + right) // 2, (top + bottom) // 2
+
+
+def nodes(xml: str) -> list[Node]:
+    """Every node of a dump in document order (later = drawn on top)."""
+    found = []
+    for element in ET.fromstring(xml).iter("node"):
+        match = _BOUNDS.fullmatch(element.get("bounds", ""))
+        if match:
+            found.append(Node(dict(element.attrib), tuple(int(g) for g in match.groups())))  # type: ignore[arg-type]
+    return found
+
+
+def find(xml: str, *, text: str | None = None, desc: str | None = None, id: str | None = None,
+         contains: str | None = None, cls: str | None = None, checkable: bool | None = None) -> Node | None:
+    """The last (topmost) node matching every given attribute; ``id`` matches the part after ':id/'."""
+    for node in reversed(nodes(xml)):
+        a = node.attrs
+        if text is not None and a.get("text") != text:
+            continue
+        if desc is not None and a.get("content-desc") != desc:
+            continue
+        if id is not None and a.get("resource-id", "").rsplit("/", 1)[-1] != id:
+            continue
+        if contains is not None and contains.lower() not in (a.get("text", "") + " " + a.get("content-desc", "")).lower():
+            continue
+        if cls is not None and a.get("class") != cls:
+            continue
+        if checkable is not None and (a.get("checkable") == "true") != checkable:
+            continue
+        return node
+    return None
+
+
+async def tap_on(driver: Driver, **query: str) -> Node:
+    node = find(await driver.dump_hierarchy(), **query)  # type: ignore[arg-type]
+    if node is None:
+        raise OracleError(f"nothing on screen matches {query}")
+    await driver.tap(*node.center)
+    return node
+
+
+async def scroll_to(driver: Driver, *, max_swipes: int = 12, **query: str) -> Node:
+    """Swipe up in the middle of the screen until a node matching ``query`` is fully on screen."""
+    for _ in range(max_swipes + 1):
+        xml = await driver.dump_hierarchy()
+        node = find(xml, **query)  # type: ignore[arg-type]
+        if node is not None and node.bounds[3] - node.bounds[1] > 40:
+            return node
+        root = nodes(xml)[0].bounds
+        x, bottom = (root[0] + root[2]) // 2, root[3]
+        await driver.swipe(x, int(bottom * 0.7), x, int(bottom * 0.4), 400)
+    raise OracleError(f"scrolled {max_swipes} times and never saw {query}")
+
+
+async def type_into(driver: Driver, text: str, **query: str) -> None:
+    await tap_on(driver, **query)
+    await driver.type_text(text)
+
+
+# ---------------------------------------------------------------- in-process driver
+
+class PhoneDriver:
+    """Drives a :class:`VirtualPhone` directly (no adb), for fast task tests."""
+
+    def __init__(self, phone: VirtualPhone) -> None:
+        self.phone = phone
+
+    async def dump_hierarchy(self) -> str:
+        return await self.phone.dump_hierarchy()
+
+    async def tap(self, x: int, y: int) -> None:
+        await self.phone.tap(x, y)
+
+    async def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:
+        await self.phone.swipe(x1, y1, x2, y2, duration_ms)
+
+    async def type_text(self, text: str) -> None:
+        await self.phone.input_text(text)
+
+    async def press_key(self, code: int) -> None:
+        await self.phone.press_key(code)
+
+    async def launch_app(self, package: str) -> None:
+        self.phone.launch(package)
