@@ -41,7 +41,7 @@ def translate_error(exc: BaseException, serial: str | None = None) -> DeviceErro
     message = str(exc).strip()
     lowered = message.lower()
     who = serial or "device"
-    if isinstance(exc, adbutils.AdbTimeout) or isinstance(exc, TimeoutError):
+    if isinstance(exc, adbutils.AdbTimeout | TimeoutError):
         return DeviceTimeoutError(f"{who}: timed out ({message or 'no answer'})")
     if "unauthorized" in lowered:
         return DeviceUnauthorizedError(who)
@@ -54,7 +54,7 @@ def translate_error(exc: BaseException, serial: str | None = None) -> DeviceErro
     if isinstance(exc, adbutils.errors.AdbConnectionError) or "connect to adb server" in lowered:
         return AdbServerError(f"cannot reach the adb server: {message}")
     if isinstance(exc, EOFError | ConnectionError | BrokenPipeError) or "connection closed" in lowered \
-            or "closed" == lowered:
+            or lowered == "closed":
         return DeviceDisconnectedError(f"{who} disconnected while a command was running")
     if isinstance(exc, OSError):
         return DeviceDisconnectedError(f"{who}: connection lost ({message})")

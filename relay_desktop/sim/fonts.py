@@ -6,6 +6,7 @@ that the hierarchy dump reports.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from pathlib import Path
 
@@ -43,11 +44,9 @@ def font(size: int, weight: int = 400) -> Font:
     if path is None:
         return ImageFont.load_default(size)
     face = ImageFont.truetype(path, size)
-    try:
-        # Axis order in the variable font is (weight, width).
+    # Axis order in the variable font is (weight, width); a static fallback font has no axes.
+    with contextlib.suppress(OSError, AttributeError):
         face.set_variation_by_axes([weight, 100])
-    except (OSError, AttributeError):
-        pass  # a static fallback font has no axes
     return face
 
 

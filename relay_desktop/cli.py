@@ -1,0 +1,186 @@
+"""The ``relay-desktop`` command."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import shutil
+import sys
+import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from relay_desktop import __version__
+
+if TYPE_CHECKING:
+    from relay_desktop.device.adb_server import AdbServer
+    from relay_desktop.sim.service import VirtualPhoneService
+
+DEFAULT_SIM_PORT = 15555
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if getattr(args, "verbose", False) else logging.WARNING,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if args.command is None:
+        parser.print_help()
+        print("\nNo phone? Start the built-in virtual phone:  relay-desktop sim")
+        return 0
+    try:
+        return asyncio.run(args.handler(args))
+    except KeyboardInterrupt:
+        print("\nStopped.")
+        return 130
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="relay-desktop",
+        description="Watch an LLM agent carry out tasks on your Android phone.")
+    parser.add_argument("--version", action="version", version=f"relay-desktop {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log debugging detail")
+    parser.set_defaults(command=None)
+    commands = parser.add_subparsers(title="commands", metavar="COMMAND")
+
+    sim = commands.add_parser("sim", help="run the built-in virtual phone (an Android device for adb)",
+                              description="Run the virtual phone and connect it to the adb server, so that "
+                                          "adb and Relay Desktop see it like a real phone.")
+    sim.add_argument("--port", type=int, default=DEFAULT_SIM_PORT,
+                     help=f"TCP port of the phone's adb endpoint (default {DEFAULT_SIM_PORT}; 0 = any free port)")
+    sim.add_argument("--size", default="1080x2400", help="screen size WIDTHxHEIGHT (default 1080x2400)")
+    sim.add_argument("--density", type=int, default=420, help="screen density in dpi (default 420)")
+    sim.add_argument("--realistic", action="store_true",
+                     help="behave like a real phone's timings (dump 1.5 s, screencap 0.3 s, animations)")
+    sim.add_argument("--require-auth", action="store_true",
+                     help="refuse adb's key, so the phone shows as 'unauthorized'")
+    sim.add_argument("--no-connect", action="store_true", help="do not 'adb connect' the phone automatically")
+    sim.add_argument("--demo", action="store_true",
+                     help="solve every built-in task once through adb, showing each step's result")
+    sim.set_defaults(command="sim", handler=_run_sim)
+
+    devices = commands.add_parser("devices", help="list the phones adb can see")
+    devices.set_defaults(command="devices", handler=_run_devices)
+
+    tasks = commands.add_parser("tasks", help="list the virtual phone's task suite")
+    tasks.set_defaults(command="tasks", handler=_run_tasks)
+    return parser
+
+
+def _size(text: str) -> tuple[int, int]:
+    try:
+        width, height = (int(part) for part in text.lower().split("x"))
+    except ValueError:
+        raise SystemExit(f"relay-desktop sim: --size must look like 1080x2400, not {text!r}") from None
+    return width, height
+
+
+async def _run_sim(args: argparse.Namespace) -> int:
+    from relay_desktop.device.adb_server import AdbServer
+    from relay_desktop.device.errors import DeviceError
+    from relay_desktop.sim.config import INSTANT, REALISTIC, PhoneConfig
+    from relay_desktop.sim.service import VirtualPhoneService
+
+    width, height = _size(args.size)
+    try:
+        config = PhoneConfig(width=width, height=height, density=args.density,
+                             realism=REALISTIC if args.realistic else INSTANT)
+    except ValueError as exc:
+        print(f"relay-desktop sim: {exc}", file=sys.stderr)
+        return 2
+    adb = None if args.no_connect else AdbServer()
+    service = VirtualPhoneService(config, port=args.port, adb=adb, require_auth=args.require_auth)
+    try:
+        await service.start(wait_ready=not args.require_auth)
+    except OSError as exc:
+        print(f"relay-desktop sim: cannot listen on port {args.port}: {exc.strerror or exc}. "
+              f"Another virtual phone may be running; try --port 0.", file=sys.stderr)
+        return 1
+    except DeviceError as exc:
+        await service.stop()
+        print(f"relay-desktop sim: {exc}", file=sys.stderr)
+        return 1
+    try:
+        _print_banner(service, adb)
+        if args.demo and adb is not None and not args.require_auth:
+            await _demo(service, adb)
+        print("Press Ctrl+C to stop.", flush=True)
+        await asyncio.Event().wait()
+    finally:
+        await service.stop()
+    return 0
+
+
+def _print_banner(service: VirtualPhoneService, adb: AdbServer | None) -> None:
+    phone = service.phone
+    width, height = phone.display_size
+    adb_cmd = "adb" if shutil.which("adb") else None
+    if adb_cmd is None and adb is not None:
+        adb_cmd = adb.adb_path
+    adb_cmd = adb_cmd or "adb"
+    print(f"Relay virtual phone is running: {phone.config.model}, {width}x{height} at "
+          f"{phone.physical_density} dpi, Android {phone.props['ro.build.version.release']} "
+          f"({phone.config.realism.name} timing).")
+    if adb is not None:
+        print(f"  Connected to the adb server on {adb.host}:{adb.port} as {service.serial}.")
+    else:
+        print(f"  Connect it with:  {adb_cmd} connect {service.serial}")
+    print("  Try:")
+    print(f"    {adb_cmd} -s {service.serial} shell getprop ro.product.model")
+    print(f"    {adb_cmd} -s {service.serial} exec-out screencap -p > phone.png")
+    print(f"    {adb_cmd} -s {service.serial} shell uiautomator dump /dev/tty")
+    print(f"    {adb_cmd} -s {service.serial} shell input tap 540 1200", flush=True)
+
+
+async def _demo(service: VirtualPhoneService, adb: AdbServer) -> None:
+    from relay_desktop.sim.tasks import ALL_TASKS
+
+    device = await adb.device(service.serial)
+    print(f"\nSolving {len(ALL_TASKS)} tasks through adb with their scripted solutions:")
+    solved = 0
+    for task in ALL_TASKS:
+        task.setup(service.phone)
+        started = time.monotonic()
+        try:
+            await task.oracle(device)
+            result = task.check(service.phone)
+        except Exception as exc:  # the demo reports every failure and goes on
+            print(f"  ✗ {task.goal}: {exc}", flush=True)
+            continue
+        mark = "✓" if result.ok else "✗"
+        solved += result.ok
+        print(f"  {mark} {task.goal}  ({time.monotonic() - started:.1f} s: {result.detail})", flush=True)
+    print(f"{solved}/{len(ALL_TASKS)} tasks solved.\n")
+    service.phone.go_home()
+
+
+async def _run_devices(args: argparse.Namespace) -> int:
+    from relay_desktop.device.adb_server import AdbServer
+    from relay_desktop.device.errors import DeviceError
+
+    adb = AdbServer()
+    try:
+        await adb.ensure_running()
+        devices = await adb.devices()
+    except DeviceError as exc:
+        print(f"relay-desktop devices: {exc}", file=sys.stderr)
+        return 1
+    if not devices:
+        print("No devices. Plug in a phone with USB debugging on, or run: relay-desktop sim")
+    for d in devices:
+        print(f"{d.serial:24} {d.state:13} {d.model.replace('_', ' ')}")
+    return 0
+
+
+async def _run_tasks(args: argparse.Namespace) -> int:
+    from relay_desktop.sim.tasks import ALL_TASKS
+
+    for task in ALL_TASKS:
+        print(f"{task.id:24} {task.goal}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
