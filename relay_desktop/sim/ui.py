@@ -222,15 +222,19 @@ class Kit:
 
     def screen(self, bar: View | None, body: View, *, bottom: View | None = None, fab: View | None = None,
                id: str = "") -> View:
-        """A full activity: app bar, a body filling the rest, an optional bottom bar and FAB."""
-        main = View(cls="android.widget.LinearLayout", id=id,
-                    children=[c for c in (bar, body, bottom) if c is not None])
+        """A full activity: app bar, a body filling the rest, an optional bottom bar and FAB.
+
+        The FAB floats over the body only, so it never covers a bottom navigation bar.
+        """
         if body.weight == 0 and body.height is None:
             body.weight = 1
-        if fab is None:
-            return View(cls="android.widget.FrameLayout", children=[main], orientation="stack",
-                        style=Style(bg=SURFACE))
-        return View(cls="android.widget.FrameLayout", children=[main, fab], orientation="stack",
+        middle = body
+        if fab is not None:
+            middle = View(cls="android.widget.FrameLayout", orientation="stack", weight=1,
+                          children=[body, fab])
+        main = View(cls="android.widget.LinearLayout", id=id,
+                    children=[c for c in (bar, middle, bottom) if c is not None])
+        return View(cls="android.widget.FrameLayout", children=[main], orientation="stack",
                     style=Style(bg=SURFACE))
 
     def dialog(self, title: str, message: str, buttons: Sequence[tuple[str, Action]], *,

@@ -1,0 +1,71 @@
+"""Shared fixtures: Google's adb server on a private port, and virtual phones connected to it."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+
+import adbutils
+import pytest
+
+from relay_desktop.device.adb_server import AdbServer
+from relay_desktop.sim.config import PhoneConfig
+from relay_desktop.sim.service import VirtualPhoneService
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class AdbTestServer:
+    port: int
+    adb_path: str
+
+    def run(self, *args: str, timeout: float = 20, input: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+        """The adb command line against this server (blocking: call through asyncio.to_thread in async tests)."""
+        return subprocess.run([self.adb_path, "-P", str(self.port), *args], capture_output=True, timeout=timeout,
+                              input=input, stdin=None if input is not None else subprocess.DEVNULL)
+
+    def client(self) -> adbutils.AdbClient:
+        return adbutils.AdbClient(host="127.0.0.1", port=self.port, socket_timeout=20)
+
+    def server(self) -> AdbServer:
+        return AdbServer(host="127.0.0.1", port=self.port, adb_path=self.adb_path)
+
+
+@pytest.fixture(scope="session")
+def adb_server() -> Iterator[AdbTestServer]:
+    """Google's adb (from adbutils' wheel) on a private port, never the user's 5037."""
+    port = free_port()
+    adb_path = os.path.join(os.path.dirname(adbutils.__file__), "binaries", "adb")
+    saved = os.environ.get("ANDROID_ADB_SERVER_PORT")
+    # adbutils restarts a missing server with a plain `adb start-server`; make that land on our port too.
+    os.environ["ANDROID_ADB_SERVER_PORT"] = str(port)
+    server = AdbTestServer(port, adb_path)
+    started = server.run("start-server", timeout=30)
+    assert started.returncode == 0, started.stderr.decode()
+    try:
+        yield server
+    finally:
+        server.run("kill-server", timeout=15)
+        if saved is None:
+            os.environ.pop("ANDROID_ADB_SERVER_PORT", None)
+        else:
+            os.environ["ANDROID_ADB_SERVER_PORT"] = saved
+
+
+@pytest.fixture
+async def sim(adb_server: AdbTestServer) -> AsyncIterator[VirtualPhoneService]:
+    """A fresh virtual phone, connected to the private adb server and ready ("device")."""
+    service = VirtualPhoneService(PhoneConfig(), adb=adb_server.server())
+    await service.start()
+    try:
+        yield service
+    finally:
+        await service.stop()
