@@ -62,6 +62,8 @@ class VirtualPhone:
         self.physical_density = self.config.density
         self.density_override: int | None = None
         self.rotation = 0
+        self.screen_on = True
+        self.battery_level = 100
         self.ime_package = IME_PACKAGE
         self.kit = Kit(self.config.density)
 

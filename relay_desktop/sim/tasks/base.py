@@ -99,7 +99,8 @@ def find(xml: str, *, text: str | None = None, desc: str | None = None, id: str 
             continue
         if id is not None and a.get("resource-id", "").rsplit("/", 1)[-1] != id:
             continue
-        if contains is not None and contains.lower() not in (a.get("text", "") + " " + a.get("content-desc", "")).lower():
+        label = f"{a.get('text', '')} {a.get('content-desc', '')}".lower()
+        if contains is not None and contains.lower() not in label:
             continue
         if cls is not None and a.get("class") != cls:
             continue
