@@ -14,7 +14,6 @@ import time
 from typing import TYPE_CHECKING
 
 from PIL import Image, UnidentifiedImageError
-from relay_desktop.keycodes import keycode
 
 from relay_desktop.device import app_labels
 from relay_desktop.device.adb_server import call
@@ -27,6 +26,7 @@ from relay_desktop.device.errors import (
 )
 from relay_desktop.device.models import AppInfo, CurrentApp, DeviceContext, ShellResult
 from relay_desktop.device.text_input import shell_quote, type_steps
+from relay_desktop.keycodes import keycode
 
 if TYPE_CHECKING:
     from relay_desktop.device.adb_server import AdbServer

@@ -1,0 +1,217 @@
+"""The services a host can OPEN on the virtual phone: shell (v1 and v2), exec, sync and device sockets.
+
+Each service is a coroutine over a :class:`DuplexStream`; the transport moves the bytes. Returning
+``None`` from :func:`open_service` refuses the OPEN, which the host reports as "closed".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import logging
+import stat as statmod
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Protocol
+
+from relay_desktop.sim import adb_protocol as proto
+from relay_desktop.sim.streams import BytePipe, DuplexStream, ProcessIO
+
+if TYPE_CHECKING:
+    from relay_desktop.sim.memfs import MemoryFS
+    from relay_desktop.sim.sockets import SocketRegistry
+
+log = logging.getLogger(__name__)
+
+Service = Callable[[DuplexStream], Awaitable[None]]
+# The shell user may only write here (as adbd's `shell` uid on a real phone).
+WRITABLE_PREFIXES = ("/storage/emulated/0", "/data/local/tmp")
+
+
+class AdbDevice(Protocol):
+    banner_props: dict[str, str]
+    fs: MemoryFS
+    sockets: SocketRegistry
+
+    async def run_shell(self, command: str, io: ProcessIO) -> int: ...
+
+
+def open_service(device: AdbDevice, name: str) -> Service | None:
+    name = name.rstrip("\0")
+    if name.startswith("shell"):
+        head, sep, command = name.partition(":")
+        if not sep:
+            return None
+        args = head.split(",")[1:]
+        if "v2" in args:
+            return lambda stream: _shell_v2(device, stream, command)
+        return lambda stream: _shell_v1(device, stream, command)
+    if name.startswith("exec:"):
+        return lambda stream: _exec(device, stream, name[len("exec:"):])
+    if name == "sync:":
+        return lambda stream: SyncSession(device.fs, stream).run()
+    if name.startswith(("localabstract:", "tcp:", "localreserved:", "localfilesystem:")):
+        return device.sockets.lookup(name)
+    return None
+
+
+async def _run(device: AdbDevice, command: str, io: ProcessIO) -> int:
+    if not command.strip():
+        interactive = getattr(getattr(device, "shell", None), "interactive", None)
+        if interactive is not None:
+            return await interactive(io)
+        return 0
+    return await device.run_shell(command, io)
+
+
+async def _shell_v1(device: AdbDevice, stream: DuplexStream, command: str) -> None:
+    # Without the shell protocol, stdout and stderr share the stream and the exit code is lost.
+    io = ProcessIO(stream.incoming, stream.write, stream.write)
+    try:
+        await _run(device, command, io)
+    finally:
+        stream.close()
+
+
+async def _exec(device: AdbDevice, stream: DuplexStream, command: str) -> None:
+    async def discard(_data: bytes) -> None:
+        return None
+
+    try:
+        await device.run_shell(command, ProcessIO(stream.incoming, stream.write, discard))
+    finally:
+        stream.close()
+
+
+async def _shell_v2(device: AdbDevice, stream: DuplexStream, command: str) -> None:
+    stdin = BytePipe()
+
+    async def pump_stdin() -> None:
+        reader = proto.ShellPacketReader()
+        while data := await stream.read():
+            for packet_id, payload in reader.feed(data):
+                if packet_id == proto.SHELL_STDIN and not stdin.at_eof:
+                    await stdin.write(payload)
+                elif packet_id == proto.SHELL_CLOSE_STDIN:
+                    stdin.close()
+        stdin.close()
+
+    async def out(data: bytes) -> None:
+        await stream.write(proto.pack_shell(proto.SHELL_STDOUT, data))
+
+    async def err(data: bytes) -> None:
+        await stream.write(proto.pack_shell(proto.SHELL_STDERR, data))
+
+    feeder = asyncio.create_task(pump_stdin())
+    try:
+        code = await _run(device, command, ProcessIO(stdin, out, err))
+        await stream.write(proto.pack_shell(proto.SHELL_EXIT, bytes([code & 0xFF])))
+    finally:
+        feeder.cancel()
+        stream.close()
+
+
+class SyncSession:
+    """``sync:``: file transfer requests until QUIT or an error."""
+
+    def __init__(self, fs: MemoryFS, stream: DuplexStream) -> None:
+        self.fs = fs
+        self.stream = stream
+
+    async def run(self) -> None:
+        try:
+            while True:
+                tag, length = proto.SYNC_REQUEST.unpack(await self.stream.read_exactly(8))
+                if tag == b"QUIT":
+                    return
+                if length > proto.SYNC_PATH_MAX:
+                    await self.stream.write(proto.pack_sync_fail("path too long"))
+                    return
+                path = (await self.stream.read_exactly(length)).decode(errors="replace")
+                handler = {b"STAT": self._stat_v1, b"STA2": self._stat_v2, b"LST2": self._stat_v2,
+                           b"LIST": self._list, b"LIS2": self._list, b"SEND": self._send,
+                           b"RECV": self._recv}.get(tag)
+                if handler is None:
+                    code = int.from_bytes(tag, "little")
+                    await self.stream.write(proto.pack_sync_fail(f"unknown command {code:08x}"))
+                    return
+                if not await handler(tag, path):
+                    return
+        except asyncio.IncompleteReadError:
+            return  # the host hung up
+        finally:
+            self.stream.close()
+
+    def _sync_stat(self, path: str) -> proto.SyncStat | None:
+        st = self.fs.stat(path)
+        if st is None:
+            return None
+        return proto.SyncStat(mode=st.mode, size=st.size, mtime=int(st.mtime), ino=st.ino, nlink=st.nlink,
+                              uid=st.uid, gid=st.gid)
+
+    async def _stat_v1(self, _tag: bytes, path: str) -> bool:
+        await self.stream.write(proto.pack_stat_v1(self._sync_stat(path) or proto.SyncStat()))
+        return True
+
+    async def _stat_v2(self, tag: bytes, path: str) -> bool:
+        st = self._sync_stat(path) or proto.SyncStat(error=errno.ENOENT)
+        await self.stream.write(proto.pack_stat_v2(tag, st))
+        return True
+
+    async def _list(self, tag: bytes, path: str) -> bool:
+        v2 = tag == b"LIS2"
+        pack = proto.pack_dent_v2 if v2 else proto.pack_dent_v1
+        own = self._sync_stat(path)
+        if own is not None and statmod.S_ISDIR(own.mode):
+            entries = [(".", own), ("..", own)]
+            base = path.rstrip("/")
+            entries += [(name, self._sync_stat(f"{base}/{name}") or proto.SyncStat())
+                        for name in self.fs.listdir(path)]
+            await self.stream.write(b"".join(pack(name, st) for name, st in entries))
+        await self.stream.write(proto.pack_list_done(v2))
+        return True
+
+    async def _send(self, _tag: bytes, spec: str) -> bool:
+        path, _, mode_text = spec.rpartition(",")
+        if not path:
+            path, mode_text = spec, "33188"
+        mode = int(mode_text) if mode_text.isdigit() else 0o644
+        data = bytearray()
+        mtime = 0
+        while True:
+            tag, length = proto.SYNC_REQUEST.unpack(await self.stream.read_exactly(8))
+            if tag == b"DATA":
+                if length > proto.SYNC_DATA_MAX:
+                    await self.stream.write(proto.pack_sync_fail("data chunk too large"))
+                    return False
+                data += await self.stream.read_exactly(length)
+            elif tag == b"DONE":
+                mtime = length
+                break
+            else:
+                await self.stream.write(proto.pack_sync_fail(f"unexpected {tag!r} in SEND"))
+                return False
+        normalized = self.fs.normalize(path)
+        if not normalized.startswith(WRITABLE_PREFIXES):
+            await self.stream.write(proto.pack_sync_fail("couldn't create file: Read-only file system"))
+            return True
+        try:
+            self.fs.write(normalized, bytes(data), mode=mode & 0o7777, mtime=mtime or None, make_parents=True)
+        except (IsADirectoryError, NotADirectoryError) as exc:
+            await self.stream.write(proto.pack_sync_fail(f"couldn't create file: {exc.strerror or exc}"))
+            return True
+        await self.stream.write(proto.pack_sync_status(b"OKAY", 0))
+        return True
+
+    async def _recv(self, _tag: bytes, path: str) -> bool:
+        try:
+            content = self.fs.read(path)
+        except FileNotFoundError:
+            await self.stream.write(proto.pack_sync_fail("open failed: No such file or directory"))
+            return True
+        except IsADirectoryError:
+            await self.stream.write(proto.pack_sync_fail("read failed: Is a directory"))
+            return True
+        for start in range(0, len(content), proto.SYNC_DATA_MAX):
+            await self.stream.write(proto.pack_sync_data(content[start:start + proto.SYNC_DATA_MAX]))
+        await self.stream.write(proto.pack_sync_status(b"DONE", 0))
+        return True

@@ -1,0 +1,241 @@
+"""The virtual phone's ADB endpoint: a TCP server that Google's adb server accepts as a device.
+
+One :class:`_Connection` per TCP connection (the adb server keeps one per device). Each OPEN starts a
+service on a :class:`DuplexStream`; an outbound pump turns what the service writes into WRTE packets,
+one in flight per stream until the host's OKAY, as the protocol requires.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import os
+
+from relay_desktop.sim import adb_protocol as proto
+from relay_desktop.sim.adb_services import AdbDevice, Service, open_service
+from relay_desktop.sim.streams import DuplexStream
+
+log = logging.getLogger(__name__)
+
+__all__ = ["AdbDevice", "AdbDeviceServer"]
+
+
+class AdbDeviceServer:
+    """Listens on loopback; ``require_auth`` makes the phone demand a key it never accepts (or, with
+    ``auth_accepts``, accepts after the host offers one), so the "unauthorized" path can be tested."""
+
+    def __init__(self, device: AdbDevice, host: str = "127.0.0.1", port: int = 0, *, require_auth: bool = False,
+                 auth_accepts: bool = False, max_payload: int = proto.MAX_PAYLOAD) -> None:
+        self.device = device
+        self.host = host
+        self.requested_port = port
+        self.require_auth = require_auth
+        self.auth_accepts = auth_accepts
+        self.max_payload = max_payload
+        self.accepting = True  # fault hook: False = refuse new connections (the phone has vanished)
+        self._server: asyncio.Server | None = None
+        self._connections: set[_Connection] = set()
+
+    @property
+    def port(self) -> int:
+        if self._server is None or not self._server.sockets:
+            return self.requested_port
+        return self._server.sockets[0].getsockname()[1]
+
+    @property
+    def connection_count(self) -> int:
+        return len(self._connections)
+
+    async def start(self) -> None:
+        self._server = await asyncio.start_server(self._accept, self.host, self.requested_port)
+
+    async def stop(self) -> None:
+        if self._server is not None:
+            self._server.close()
+        self.drop_connections()
+        for connection in list(self._connections):
+            await connection.closed.wait()
+        if self._server is not None:
+            await self._server.wait_closed()
+            self._server = None
+
+    def drop_connections(self) -> None:
+        """Cut every connection at once, like pulling the cable."""
+        for connection in list(self._connections):
+            connection.abort()
+
+    async def __aenter__(self) -> AdbDeviceServer:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if not self.accepting:
+            writer.transport.abort()
+            return
+        connection = _Connection(self, reader, writer)
+        self._connections.add(connection)
+        try:
+            await connection.run()
+        finally:
+            self._connections.discard(connection)
+
+
+class _Stream:
+    def __init__(self, local_id: int, remote_id: int) -> None:
+        self.local_id = local_id
+        self.remote_id = remote_id
+        self.pipe = DuplexStream()
+        self.acked = asyncio.Event()
+        self.acked.set()
+        self.tasks: list[asyncio.Task[None]] = []
+        self.closed = False
+
+
+class _Connection:
+    def __init__(self, server: AdbDeviceServer, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.server = server
+        self.reader = reader
+        self.writer = writer
+        self.online = False
+        self.max_payload = min(server.max_payload, proto.MAX_PAYLOAD)
+        self.streams: dict[int, _Stream] = {}
+        self._ids = itertools.count(1)
+        self._token = b""
+        self.closed = asyncio.Event()
+
+    def abort(self) -> None:
+        self.writer.transport.abort()
+
+    async def send(self, command: int, arg0: int, arg1: int, data: bytes = b"") -> None:
+        if self.writer.is_closing():
+            raise ConnectionResetError("transport closed")
+        self.writer.write(proto.pack_message(command, arg0, arg1, data))
+        await self.writer.drain()
+
+    async def run(self) -> None:
+        try:
+            while True:
+                header = proto.parse_header(await self.reader.readexactly(proto.HEADER.size), proto.MAX_PAYLOAD)
+                data = await self.reader.readexactly(header.length) if header.length else b""
+                log.debug("<- %s %d %d (%d bytes)", header.name, header.arg0, header.arg1, len(data))
+                await self.dispatch(header, data)
+        except (asyncio.IncompleteReadError, ConnectionError, proto.ProtocolError) as exc:
+            log.debug("connection ended: %s", exc)
+        finally:
+            for stream in list(self.streams.values()):
+                self._discard(stream)
+            self.writer.transport.abort()
+            self.closed.set()
+
+    async def dispatch(self, header: proto.Header, data: bytes) -> None:
+        command = header.command
+        if command == proto.A_CNXN:
+            self.max_payload = min(header.arg1 or proto.MAX_PAYLOAD, self.server.max_payload, proto.MAX_PAYLOAD)
+            if self.server.require_auth:
+                await self._send_token()
+            else:
+                await self._go_online()
+        elif command == proto.A_AUTH:
+            await self._auth(header.arg0)
+        elif not self.online:
+            return  # protocol.txt: ignore everything before the connection is up
+        elif command == proto.A_OPEN:
+            await self._open(header.arg0, data.rstrip(b"\0").decode(errors="replace"))
+        elif command == proto.A_WRTE:
+            stream = self.streams.get(header.arg1)
+            if stream is not None and stream.remote_id == header.arg0:
+                stream.tasks.append(asyncio.create_task(self._deliver(stream, data)))
+        elif command == proto.A_OKAY:
+            stream = self.streams.get(header.arg1)
+            if stream is not None:
+                stream.acked.set()
+        elif command == proto.A_CLSE:
+            stream = self.streams.get(header.arg1)
+            if stream is not None and stream.remote_id == header.arg0:
+                self._discard(stream)
+
+    # ------------------------------------------------------------ connection set-up
+
+    async def _go_online(self) -> None:
+        self.online = True
+        payload = proto.banner(self.server.device.banner_props)
+        await self.send(proto.A_CNXN, proto.A_VERSION, self.max_payload, payload)
+
+    async def _send_token(self) -> None:
+        self._token = os.urandom(20)
+        await self.send(proto.A_AUTH, proto.AUTH_TOKEN, 0, self._token)
+
+    async def _auth(self, kind: int) -> None:
+        if self.online or not self.server.require_auth:
+            return
+        if self.server.auth_accepts and kind in (proto.AUTH_SIGNATURE, proto.AUTH_RSAPUBLICKEY):
+            await self._go_online()
+        elif kind == proto.AUTH_SIGNATURE:
+            await self._send_token()  # "try your next key"; after the last one the host offers its public key
+        # AUTH_RSAPUBLICKEY without acceptance: the user never taps "Allow"; the host stays unauthorized.
+
+    # ------------------------------------------------------------ streams
+
+    async def _open(self, remote_id: int, name: str) -> None:
+        service = open_service(self.server.device, name)
+        if service is None:
+            log.debug("refusing service %r", name)
+            await self.send(proto.A_CLSE, 0, remote_id)
+            return
+        stream = _Stream(next(self._ids), remote_id)
+        self.streams[stream.local_id] = stream
+        await self.send(proto.A_OKAY, stream.local_id, remote_id)
+        stream.tasks.append(asyncio.create_task(self._serve(stream, service, name)))
+        stream.tasks.append(asyncio.create_task(self._pump(stream)))
+
+    async def _serve(self, stream: _Stream, service: Service, name: str) -> None:
+        try:
+            await service(stream.pipe)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("service %r failed", name)
+        finally:
+            stream.pipe.close()
+
+    async def _pump(self, stream: _Stream) -> None:
+        """Send what the service writes, one WRTE at a time, then CLSE when it is done."""
+        try:
+            while chunk := await stream.pipe.outgoing.read(self.max_payload):
+                await stream.acked.wait()
+                if stream.closed:
+                    return
+                stream.acked.clear()
+                await self.send(proto.A_WRTE, stream.local_id, stream.remote_id, chunk)
+            if not stream.closed:
+                stream.closed = True
+                self.streams.pop(stream.local_id, None)
+                await self.send(proto.A_CLSE, stream.local_id, stream.remote_id)
+        except ConnectionError:
+            pass
+
+    async def _deliver(self, stream: _Stream, data: bytes) -> None:
+        # The OKAY goes out only once the service has room for the data: that is the back-pressure.
+        try:
+            await stream.pipe.incoming.write(data)
+            if not stream.closed:
+                await self.send(proto.A_OKAY, stream.local_id, stream.remote_id)
+        except (BrokenPipeError, ConnectionError):
+            pass
+
+    def _discard(self, stream: _Stream) -> None:
+        """The host closed the stream (or the connection died): stop its service."""
+        stream.closed = True
+        self.streams.pop(stream.local_id, None)
+        stream.acked.set()
+        with contextlib.suppress(BrokenPipeError):
+            stream.pipe.incoming.close()
+        current = asyncio.current_task()
+        for task in stream.tasks:
+            if task is not current:
+                task.cancel()
