@@ -8,7 +8,7 @@ import re
 import struct
 
 import pytest
-from sim_shell_fake import HIERARCHY, PNG, FakePhone
+from tests.sim_shell_fake import HIERARCHY, PNG, FakePhone
 
 from relay_desktop.keycodes import keycode
 from relay_desktop.sim.shell import COMMANDS, CommandContext, Shell
