@@ -8,11 +8,11 @@ import re
 import struct
 
 import pytest
-from tests.sim_shell_fake import HIERARCHY, PNG, FakePhone
 
 from relay_desktop.keycodes import keycode
 from relay_desktop.sim.shell import COMMANDS, CommandContext, Shell
 from relay_desktop.sim.streams import BytePipe, ProcessIO
+from tests.sim_shell_fake import HIERARCHY, PNG, FakePhone
 
 APK_PATH = r"package:/data/app/~~[\w-]{22}==/com\.example\.notes-[\w-]{22}==/base\.apk"
 
