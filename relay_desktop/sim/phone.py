@@ -16,13 +16,13 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from PIL import Image
-from relay_desktop.sim.memfs import MemoryFS
-from relay_desktop.sim.sockets import SocketRegistry
 
 from relay_desktop.sim.app import Activity, App
 from relay_desktop.sim.compose import compose_windows
 from relay_desktop.sim.config import Faults, IdleStateError, PhoneConfig
 from relay_desktop.sim.input_dispatch import InputDispatcher
+from relay_desktop.sim.memfs import MemoryFS
+from relay_desktop.sim.sockets import SocketRegistry
 from relay_desktop.sim.streams import ProcessIO
 from relay_desktop.sim.ui import Kit
 from relay_desktop.sim.views import Window

@@ -13,7 +13,6 @@ from types import TracebackType
 from typing import TYPE_CHECKING
 
 from relay_desktop.sim.adb_transport import AdbDeviceServer
-
 from relay_desktop.sim.config import Faults, PhoneConfig
 from relay_desktop.sim.phone import VirtualPhone
 
