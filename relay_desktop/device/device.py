@@ -138,8 +138,11 @@ class Device:
         await self.shell(f"input swipe {int(x1)} {int(y1)} {int(x2)} {int(y2)} {int(duration_ms)}", check=True)
 
     async def press_key(self, key: int | str) -> None:
-        """Press a key by code (4), name ("BACK") or full name ("KEYCODE_BACK")."""
-        await self.shell(f"input keyevent {keycode(key)}", check=True)
+        """Press a key by code (4), name ("back", "BACK") or full name ("KEYCODE_BACK")."""
+        code = keycode(key.strip().upper() if isinstance(key, str) else key)
+        if code == 0:
+            raise ValueError(f"unknown key {key!r}: use an Android key name like BACK, HOME, ENTER or a key code")
+        await self.shell(f"input keyevent {code}", check=True)
 
     async def type_text(self, text: str) -> None:
         """Type into the focused field. ASCII only on this path (raises UnsupportedTextError otherwise)."""

@@ -87,8 +87,12 @@ class InputDispatcher:
         delta = (y1 - y2) if container.orientation == "v" else (x1 - x2)
         if duration_ms < FLING_MS:
             delta *= 2
+        pl, pt, pr, pb = container.padding
+        viewport = container.bounds.height - pt - pb if container.orientation == "v" else \
+            container.bounds.width - pl - pr
+        limit = max(0, container.content_extent - viewport)
         activity = self.phone.current_activity()
-        activity.scroll[container.identity] = max(0, container.scroll + round(delta))
+        activity.scroll[container.identity] = min(limit, max(0, container.scroll + round(delta)))
         self.phone.invalidate()
 
     async def _long_press(self, x: float, y: float) -> None:
