@@ -8,7 +8,9 @@ it. Text goes to the focused field.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from relay_desktop.sim.views import View, Window, hit_test, scroll_container_at
 
@@ -18,6 +20,8 @@ if TYPE_CHECKING:
 TOUCH_SLOP_PX = 24          # Android's default touch slop at xxhdpi is ~8 dp
 LONG_PRESS_MS = 500         # ViewConfiguration.getLongPressTimeout()
 FLING_MS = 150              # quick swipes travel further, as a fling would
+
+log = logging.getLogger(__name__)
 
 KEY_HOME, KEY_BACK, KEY_TAB, KEY_SPACE, KEY_ENTER, KEY_DEL = 3, 4, 61, 62, 66, 67
 KEY_ESCAPE, KEY_APP_SWITCH, KEY_NUMPAD_ENTER, KEY_PASTE = 111, 187, 160, 279
@@ -65,10 +69,18 @@ class InputDispatcher:
             self.phone.focus_key = target.identity
             self.phone.keyboard_shown = True
         elif target.on_touch is not None:
-            target.on_touch(int(x), int(y))
+            self._invoke(window.package, target.on_touch, int(x), int(y))
         elif target.on_click is not None:
-            target.on_click()
+            self._invoke(window.package, target.on_click)
         self.phone.invalidate()
+
+    def _invoke(self, package: str, handler: Callable[..., Any], *args: Any) -> None:
+        """Run an app's handler; an exception is an app crash, handled the way Android does."""
+        try:
+            handler(*args)
+        except Exception:
+            log.exception("%s crashed handling input", package)
+            self.phone.crash(package)
 
     async def swipe(self, x1: float, y1: float, x2: float, y2: float, duration_ms: int) -> None:
         if abs(x2 - x1) < TOUCH_SLOP_PX and abs(y2 - y1) < TOUCH_SLOP_PX:
@@ -102,7 +114,7 @@ class InputDispatcher:
             return
         target = hit_test(window.root, x, y, lambda v: v.enabled and v.long_clickable)
         if target is not None and target.on_long_click is not None:
-            target.on_long_click()
+            self._invoke(window.package, target.on_long_click)
             self.phone.invalidate()
 
     # ------------------------------------------------------------ keys
@@ -180,7 +192,7 @@ class InputDispatcher:
         field = self.focused_field()
         if field is None or field.on_text is None or not field.enabled:
             return
-        field.on_text(change(field.text))  # type: ignore[operator]
+        self._invoke(self.phone.current_activity().app.package, field.on_text, change(field.text))  # type: ignore[operator]
         self.phone.invalidate()
 
     def _enter(self) -> None:
@@ -188,7 +200,7 @@ class InputDispatcher:
         if field is None:
             return
         if field.on_submit is not None:
-            field.on_submit()
+            self._invoke(self.phone.current_activity().app.package, field.on_submit)
             self.phone.keyboard_shown = False
             self.phone.invalidate()
         elif field.height is None:  # multi-line fields take a newline

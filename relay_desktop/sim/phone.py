@@ -283,6 +283,14 @@ class VirtualPhone:
             self._ensure_launcher()
             self._navigated()
 
+    def crash(self, package: str) -> None:
+        """An app threw: close it and say so, as Android's "keeps stopping" notice does."""
+        app = self.apps.get(package)
+        self.force_stop(package)
+        if package == LAUNCHER_PACKAGE:
+            self.go_home()
+        self.show_toast(f"{app.label if app else package} keeps stopping")
+
     def clear_data(self, package: str) -> None:
         self.force_stop(package)
         self.apps[package].reset()

@@ -52,7 +52,10 @@ class Launcher(App):
                     padding=ui.pad(0, 4))
 
     def _search(self) -> None:
-        self.phone.start_intent("android.intent.action.WEB_SEARCH", None, None)
+        try:
+            self.phone.start_intent("android.intent.action.WEB_SEARCH", None, None)
+        except LookupError:
+            self.toast("No app can perform this action")
 
     def overview(self, activity: Activity) -> View:
         ui = self.ui

@@ -54,6 +54,13 @@ class OracleError(AssertionError):
     """The oracle could not find what it expected on screen."""
 
 
+def fresh_start(phone: VirtualPhone, *packages: str) -> None:
+    """Close and reset the given apps and go home: every task starts from the same screen."""
+    for package in packages:
+        phone.clear_data(package)
+    phone.go_home()
+
+
 def passed(detail: str = "done") -> CheckResult:
     return CheckResult(True, detail)
 

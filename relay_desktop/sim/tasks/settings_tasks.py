@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from relay_desktop.sim.phone import VirtualPhone
-from relay_desktop.sim.tasks.base import CheckResult, Driver, Task, failed, find, passed, tap_on
+from relay_desktop.sim.tasks.base import CheckResult, Driver, Task, failed, find, fresh_start, passed, tap_on
 
 SETTINGS = "com.android.settings"
 
 
 def _wifi_off(phone: VirtualPhone) -> None:
     phone.settings["global"]["wifi_on"] = "0"
-    phone.go_home()
+    fresh_start(phone, SETTINGS)
 
 
 def _wifi_is_on(phone: VirtualPhone) -> CheckResult:
@@ -26,7 +26,7 @@ async def _turn_on_wifi(driver: Driver) -> None:
 
 def _bluetooth_on(phone: VirtualPhone) -> None:
     phone.settings["global"]["bluetooth_on"] = "1"
-    phone.go_home()
+    fresh_start(phone, SETTINGS)
 
 
 def _bluetooth_is_off(phone: VirtualPhone) -> CheckResult:
@@ -43,7 +43,7 @@ async def _turn_off_bluetooth(driver: Driver) -> None:
 def _light_theme(phone: VirtualPhone) -> None:
     phone.settings["secure"]["ui_night_mode"] = "1"
     phone.settings["system"]["screen_brightness"] = "128"
-    phone.go_home()
+    fresh_start(phone, SETTINGS)
 
 
 def _dark_and_dim(phone: VirtualPhone) -> CheckResult:
@@ -69,7 +69,7 @@ async def _dark_theme_low_brightness(driver: Driver) -> None:
 
 
 def _android_version_unknown(phone: VirtualPhone) -> None:
-    phone.go_home()
+    fresh_start(phone, SETTINGS)
 
 
 def _about_phone_open(phone: VirtualPhone) -> CheckResult:
