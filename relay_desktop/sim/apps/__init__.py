@@ -7,11 +7,17 @@ from relay_desktop.sim.apps.launcher import Launcher
 from relay_desktop.sim.apps.settings import Settings
 
 # communication apps (contacts, messages, browser) register below this line
+from relay_desktop.sim.apps.browser import Chrome
+from relay_desktop.sim.apps.contacts import Contacts
+from relay_desktop.sim.apps.messages import Messages
 # productivity apps (notes, clock, shop) register below this line
 
 BUILTIN_APPS: list[type[App]] = [
     Launcher,
     Settings,
     # communication apps
+    Contacts,
+    Messages,
+    Chrome,
     # productivity apps
 ]

@@ -6,11 +6,13 @@ from relay_desktop.sim.tasks.base import CheckResult, Driver, OracleError, Phone
 from relay_desktop.sim.tasks.settings_tasks import TASKS as _SETTINGS
 
 # communication tasks import below this line
+from relay_desktop.sim.tasks.comms_tasks import TASKS as _COMMS
 # productivity tasks import below this line
 
 ALL_TASKS: list[Task] = [
     *_SETTINGS,
     # communication tasks
+    *_COMMS,
     # productivity tasks
 ]
 TASKS_BY_ID: dict[str, Task] = {task.id: task for task in ALL_TASKS}
