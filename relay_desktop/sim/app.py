@@ -75,6 +75,10 @@ class App:
             return None
         return getattr(self, self.dialogs[activity.dialog])(activity)
 
+    def initial_focus(self, activity: Activity) -> str | None:
+        """The key of the field focused (keyboard up) when the activity opens, like a compose screen."""
+        return activity.params.get("focus")
+
     def resolve_intent(self, action: str | None, data: str | None) -> tuple[str, dict[str, Any]] | None:
         """Map an implicit intent to (activity, params) if this app handles it."""
         return None

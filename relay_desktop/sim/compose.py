@@ -41,7 +41,8 @@ def compose_windows(phone: VirtualPhone) -> list[Window]:
     if dialog_root is not None:
         holder = View(orientation="stack", children=[dialog_root])
         layout(holder, app_frame.inset(0, status_h, 0, 0))
-        windows.append(Window("dialog", app.package, dialog_root, dialog_root.bounds, dim_behind=True))
+        dim = activity.state.get("dialog_dim", True)  # popup menus are dialogs that do not dim
+        windows.append(Window("dialog", app.package, dialog_root, dialog_root.bounds, dim_behind=dim))
 
     _apply_focus(phone, windows)
 

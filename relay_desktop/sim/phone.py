@@ -299,6 +299,8 @@ class VirtualPhone:
     def _activity_name(self, app: App, activity: str | None) -> str:
         if not activity:
             return app.main_activity
+        if activity in app.screens:
+            return activity
         if activity.startswith(app.package + "."):
             activity = activity[len(app.package):]
         if not activity.startswith("."):
@@ -312,8 +314,9 @@ class VirtualPhone:
             self.go_home()
 
     def _navigated(self) -> None:
-        self.focus_key = None
-        self.keyboard_shown = False
+        activity = self.current_activity()
+        self.focus_key = activity.app.initial_focus(activity)
+        self.keyboard_shown = self.focus_key is not None
         if self.config.realism.transition_seconds:
             self.animate_for(self.config.realism.transition_seconds)
         self.invalidate()

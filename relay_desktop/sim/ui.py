@@ -239,12 +239,16 @@ class Kit:
 
     def dialog(self, title: str, message: str, buttons: Sequence[tuple[str, Action]], *,
                body: Sequence[View] = ()) -> View:
-        """An AlertDialog window root (the phone centres it and dims what lies beneath)."""
-        ids = ["button1", "button2", "button3"]
+        """An AlertDialog window root (the phone centres it and dims what lies beneath).
+
+        ``buttons`` are in on-screen order, left to right, positive last; ids follow Android:
+        the rightmost is ``android:id/button1`` (positive), then ``button2`` (negative), ``button3``.
+        """
+        count = len(buttons)
         row = View(cls="android.widget.LinearLayout", id="buttonPanel", orientation="h", gap=self.dp(8),
                    children=[self.spacer(weight=1)] + [
-                       self.button(label, action, id=f"android:id/{ids[i]}", variant="text")
-                       for i, (label, action) in enumerate(reversed(buttons))])
+                       self.button(label, action, id=f"android:id/button{count - i}", variant="text")
+                       for i, (label, action) in enumerate(buttons)])
         content: list[View] = [self.text(title, size=24, id="android:id/alertTitle")]
         if message:
             content.append(self.text(message, size=14, color=ON_SURFACE_VARIANT, id="android:id/message"))

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from relay_desktop.sim.app import App
-from relay_desktop.sim.apps.launcher import Launcher
-from relay_desktop.sim.apps.settings import Settings
 
 # communication apps (contacts, messages, browser) register below this line
 from relay_desktop.sim.apps.browser import Chrome
 from relay_desktop.sim.apps.contacts import Contacts
+from relay_desktop.sim.apps.launcher import Launcher
 from relay_desktop.sim.apps.messages import Messages
+from relay_desktop.sim.apps.settings import Settings
+
 # productivity apps (notes, clock, shop) register below this line
 
 BUILTIN_APPS: list[type[App]] = [

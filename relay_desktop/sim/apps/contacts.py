@@ -105,13 +105,8 @@ def open_focused(app: App, name: str, key: str, **params: Any) -> None:
 
 
 def dialog(ui: Kit, title: str, message: str, buttons: Sequence[tuple[str, Callable[[], None]]]) -> View:
-    """An AlertDialog with ``buttons`` in on-screen order (positive last), ids as Android assigns them:
-    the rightmost button is android:id/button1."""
-    root = ui.dialog(title, message, list(reversed(buttons)))
-    shown = [v for v in root.walk() if v.cls == "android.widget.Button"]
-    for number, button in enumerate(reversed(shown), start=1):
-        button.id = f"android:id/button{number}"
-    return root
+    """An AlertDialog with ``buttons`` in on-screen order (positive last)."""
+    return ui.dialog(title, message, buttons)
 
 
 def popup_menu(ui: Kit, items: Sequence[tuple[str, Callable[[], None]]]) -> View:

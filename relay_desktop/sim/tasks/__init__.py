@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from relay_desktop.sim.tasks.base import CheckResult, Driver, OracleError, PhoneDriver, Task
-from relay_desktop.sim.tasks.settings_tasks import TASKS as _SETTINGS
 
 # communication tasks import below this line
 from relay_desktop.sim.tasks.comms_tasks import TASKS as _COMMS
+from relay_desktop.sim.tasks.settings_tasks import TASKS as _SETTINGS
+
 # productivity tasks import below this line
 
 ALL_TASKS: list[Task] = [

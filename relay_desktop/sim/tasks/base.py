@@ -138,9 +138,10 @@ async def scroll_to(driver: Driver, *, max_swipes: int = 12, **query: str) -> No
     raise OracleError(f"scrolled {max_swipes} times and never saw {query}")
 
 
-async def type_into(driver: Driver, text: str, **query: str) -> None:
+async def type_into(driver: Driver, value: str, **query: str) -> None:
+    """Tap the field matching ``query`` and type ``value``."""
     await tap_on(driver, **query)
-    await driver.type_text(text)
+    await driver.type_text(value)
 
 
 # ---------------------------------------------------------------- in-process driver
