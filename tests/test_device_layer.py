@@ -49,6 +49,14 @@ async def test_unauthorized_device_is_reported_as_such(adb_server: AdbTestServer
         await service.stop()
 
 
+async def test_connect_rejects_bad_addresses_and_closed_ports(adb_server: AdbTestServer) -> None:
+    server = adb_server.server()
+    with pytest.raises(DeviceNotFoundError, match="is not HOST:PORT"):
+        await server.connect("127.0.0.1:notaport")
+    with pytest.raises(DeviceNotFoundError, match="failed to connect"):
+        await server.connect(f"127.0.0.1:{free_port()}")
+
+
 async def test_remote_server_that_is_not_there(adb_server: AdbTestServer) -> None:
     with pytest.raises(AdbServerError, match="no adb server answers"):
         await AdbServer(host="127.0.0.2", port=free_port()).ensure_running()
