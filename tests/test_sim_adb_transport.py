@@ -155,3 +155,10 @@ async def test_dropped_connection_fails_the_command_in_flight(adb_server: AdbTes
     assert (await adb(adb_server, "connect", sim.serial)).stdout.startswith(b"connected to")
     await sim.adb.wait_for_state(sim.serial, "device", timeout=15)  # type: ignore[union-attr]
     assert (await adb(adb_server, "-s", sim.serial, "shell", "echo back")).stdout == b"back\n"
+
+
+async def test_interactive_shell_reads_commands_from_stdin(adb_server: AdbTestServer,
+                                                           sim: VirtualPhoneService) -> None:
+    session = await adb(adb_server, "-s", sim.serial, "shell", input=b"echo one\ngetprop ro.product.device\nexit 4\n")
+    assert session.stdout == b"one\nrelay_sim\n"
+    assert session.returncode == 4

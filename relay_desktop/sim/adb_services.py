@@ -42,9 +42,11 @@ def open_service(device: AdbDevice, name: str) -> Service | None:
         if not sep:
             return None
         args = head.split(",")[1:]
+        # adbd's default: a pty for an interactive shell, raw for a command; the client may ask otherwise.
+        tty = "pty" in args or ("raw" not in args and not command)
         if "v2" in args:
-            return lambda stream: _shell_v2(device, stream, command)
-        return lambda stream: _shell_v1(device, stream, command)
+            return lambda stream: _shell_v2(device, stream, command, tty)
+        return lambda stream: _shell_v1(device, stream, command, tty)
     if name.startswith("exec:"):
         return lambda stream: _exec(device, stream, name[len("exec:"):])
     if name == "sync:":
@@ -54,20 +56,20 @@ def open_service(device: AdbDevice, name: str) -> Service | None:
     return None
 
 
-async def _run(device: AdbDevice, command: str, io: ProcessIO) -> int:
+async def _run(device: AdbDevice, command: str, io: ProcessIO, tty: bool = False) -> int:
     if not command.strip():
         interactive = getattr(getattr(device, "shell", None), "interactive", None)
         if interactive is not None:
-            return await interactive(io)
+            return await interactive(io, tty=tty)
         return 0
     return await device.run_shell(command, io)
 
 
-async def _shell_v1(device: AdbDevice, stream: DuplexStream, command: str) -> None:
+async def _shell_v1(device: AdbDevice, stream: DuplexStream, command: str, tty: bool) -> None:
     # Without the shell protocol, stdout and stderr share the stream and the exit code is lost.
     io = ProcessIO(stream.incoming, stream.write, stream.write)
     try:
-        await _run(device, command, io)
+        await _run(device, command, io, tty)
     finally:
         stream.close()
 
@@ -82,7 +84,7 @@ async def _exec(device: AdbDevice, stream: DuplexStream, command: str) -> None:
         stream.close()
 
 
-async def _shell_v2(device: AdbDevice, stream: DuplexStream, command: str) -> None:
+async def _shell_v2(device: AdbDevice, stream: DuplexStream, command: str, tty: bool) -> None:
     stdin = BytePipe()
 
     async def pump_stdin() -> None:
@@ -103,7 +105,7 @@ async def _shell_v2(device: AdbDevice, stream: DuplexStream, command: str) -> No
 
     feeder = asyncio.create_task(pump_stdin())
     try:
-        code = await _run(device, command, ProcessIO(stdin, out, err))
+        code = await _run(device, command, ProcessIO(stdin, out, err), tty)
         await stream.write(proto.pack_shell(proto.SHELL_EXIT, bytes([code & 0xFF])))
     finally:
         feeder.cancel()
