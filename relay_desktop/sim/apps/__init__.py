@@ -10,6 +10,7 @@ from relay_desktop.sim.apps.contacts import Contacts
 from relay_desktop.sim.apps.launcher import Launcher
 from relay_desktop.sim.apps.messages import Messages
 from relay_desktop.sim.apps.settings import Settings
+from relay_desktop.sim.apps.store import Shop
 
 # productivity apps (notes, clock, shop) register below this line
 
@@ -21,4 +22,5 @@ BUILTIN_APPS: list[type[App]] = [
     Messages,
     Chrome,
     # productivity apps
+    Shop,
 ]
