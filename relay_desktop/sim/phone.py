@@ -310,7 +310,7 @@ class VirtualPhone:
         return activity
 
     def _ensure_launcher(self) -> None:
-        if LAUNCHER_PACKAGE not in self.tasks or not self.tasks:
+        if LAUNCHER_PACKAGE not in self.tasks:
             self.go_home()
 
     def _navigated(self) -> None:
