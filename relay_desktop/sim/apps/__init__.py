@@ -7,12 +7,15 @@ from relay_desktop.sim.app import App
 # communication apps (contacts, messages, browser) register below this line
 from relay_desktop.sim.apps.browser import Chrome
 from relay_desktop.sim.apps.contacts import Contacts
+from relay_desktop.sim.apps.keep import KeepNotes
 from relay_desktop.sim.apps.launcher import Launcher
 from relay_desktop.sim.apps.messages import Messages
 from relay_desktop.sim.apps.settings import Settings
 from relay_desktop.sim.apps.store import Shop
 
 # productivity apps (notes, clock, shop) register below this line
+from relay_desktop.sim.apps.clock import Clock
+from relay_desktop.sim.apps.notes import Keep
 
 BUILTIN_APPS: list[type[App]] = [
     Launcher,
@@ -22,5 +25,8 @@ BUILTIN_APPS: list[type[App]] = [
     Messages,
     Chrome,
     # productivity apps
+    Keep,
+    Clock,
+    KeepNotes,
     Shop,
 ]

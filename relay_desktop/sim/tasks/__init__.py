@@ -6,6 +6,7 @@ from relay_desktop.sim.tasks.base import CheckResult, Driver, OracleError, Phone
 
 # communication tasks import below this line
 from relay_desktop.sim.tasks.comms_tasks import TASKS as _COMMS
+from relay_desktop.sim.tasks.notes_tasks import TASKS as _NOTES
 from relay_desktop.sim.tasks.settings_tasks import TASKS as _SETTINGS
 from relay_desktop.sim.tasks.shop_tasks import TASKS as _SHOP
 
@@ -16,6 +17,7 @@ ALL_TASKS: list[Task] = [
     # communication tasks
     *_COMMS,
     # productivity tasks
+    *_NOTES,
     *_SHOP,
 ]
 TASKS_BY_ID: dict[str, Task] = {task.id: task for task in ALL_TASKS}
