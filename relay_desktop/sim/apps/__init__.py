@@ -3,30 +3,13 @@
 from __future__ import annotations
 
 from relay_desktop.sim.app import App
-
-# communication apps (contacts, messages, browser) register below this line
 from relay_desktop.sim.apps.browser import Chrome
 from relay_desktop.sim.apps.contacts import Contacts
+from relay_desktop.sim.apps.deskclock import Clock
 from relay_desktop.sim.apps.keep import KeepNotes
 from relay_desktop.sim.apps.launcher import Launcher
 from relay_desktop.sim.apps.messages import Messages
 from relay_desktop.sim.apps.settings import Settings
 from relay_desktop.sim.apps.store import Shop
 
-# productivity apps (notes, clock, shop) register below this line
-from relay_desktop.sim.apps.clock import Clock
-from relay_desktop.sim.apps.notes import Keep
-
-BUILTIN_APPS: list[type[App]] = [
-    Launcher,
-    Settings,
-    # communication apps
-    Contacts,
-    Messages,
-    Chrome,
-    # productivity apps
-    Keep,
-    Clock,
-    KeepNotes,
-    Shop,
-]
+BUILTIN_APPS: list[type[App]] = [Launcher, Settings, Contacts, Messages, Chrome, KeepNotes, Clock, Shop]

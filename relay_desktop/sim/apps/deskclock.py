@@ -1,0 +1,308 @@
+"""Clock (Google Clock): alarms with a keyboard-mode time picker, the local time, timer and stopwatch.
+
+Alarms live in :attr:`Clock.alarms` (task checkers read them), kept sorted by time. The Alarm tab is fully
+interactive; Clock shows the phone's own time; Timer and Stopwatch are display-only, since no task needs
+time to pass on the virtual phone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+from relay_desktop.sim.app import Activity, App
+from relay_desktop.sim.apps.contacts import dialog
+from relay_desktop.sim.ui import ERROR, ON_SURFACE_VARIANT, SURFACE_CONTAINER
+from relay_desktop.sim.views import Color, View
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+PACKAGE = "com.google.android.deskclock"
+MAIN = ".DeskClock"
+WEEKDAYS: tuple[str, ...] = ("Mon", "Tue", "Wed", "Thu", "Fri")
+ALL_DAYS: tuple[str, ...] = (*WEEKDAYS, "Sat", "Sun")
+# (hour, minute, enabled, label, days): the factory alarms every task starts from.
+SEED: tuple[tuple[int, int, bool, str, tuple[str, ...]], ...] = (
+    (6, 30, False, "Gym", ("Mon", "Wed", "Fri")),
+    (8, 0, True, "Work", WEEKDAYS),
+)
+TABS: tuple[tuple[str, str], ...] = (("Alarm", "alarm"), ("Clock", "clock"), ("Timer", "refresh"),
+                                     ("Stopwatch", "play"))
+ON_CARD: Color = (214, 236, 240)       # an enabled alarm's card: a light tint of the app's teal
+ON_TIME: Color = (0, 54, 64)
+OFF_TIME: Color = (110, 114, 122)
+ACCENT: Color = (0, 104, 122)          # the app's teal, for switches, focus and the FAB
+FAB_BG: Color = (178, 230, 240)
+FIELD_BG: Color = (222, 226, 232)
+TIME_ERROR = "Enter a valid time"
+
+
+@dataclass
+class Alarm:
+    id: int
+    hour: int
+    minute: int
+    enabled: bool
+    label: str = ""
+    days: tuple[str, ...] = ()
+
+    @property
+    def time(self) -> str:
+        return f"{self.hour:02d}:{self.minute:02d}"
+
+
+def parse_time(hour: str, minute: str) -> tuple[int, int] | None:
+    """The (hour, minute) typed into the 24-hour picker, or None when either field is not a valid value."""
+    if not (hour.isdigit() and minute.isdigit()):
+        return None
+    h, m = int(hour), int(minute)
+    return (h, m) if 0 <= h <= 23 and 0 <= m <= 59 else None
+
+
+def days_text(days: tuple[str, ...]) -> str:
+    if set(days) == set(ALL_DAYS):
+        return "Every day"
+    return ", ".join(d for d in ALL_DAYS if d in days)
+
+
+def until_text(now: datetime, hour: int, minute: int) -> str:
+    """The "Alarm set for …" toast, as the real app words it after saving a one-time alarm."""
+    target = now.replace(hour=hour, minute=minute, second=0, microsecond=0)
+    if target <= now:
+        target += timedelta(days=1)
+    total = int((target - now).total_seconds() // 60) + (1 if (target - now).total_seconds() % 60 else 0)
+    hours, minutes = divmod(total, 60)
+    parts = [f"{n} {unit}{'' if n == 1 else 's'}" for n, unit in ((hours, "hour"), (minutes, "minute")) if n]
+    return f"Alarm set for {' and '.join(parts) or 'less than 1 minute'} from now"
+
+
+class Clock(App):
+    package = PACKAGE
+    label = "Clock"
+    icon = "alarm"
+    color = (0, 96, 122)
+    main_activity = MAIN
+    version_name = "7.8 (629155574)"
+    version_code = 629155574
+    screens = {MAIN: "main"}
+    dialogs = {"time": "time_dialog"}
+
+    def reset(self) -> None:
+        self.alarms: list[Alarm] = [Alarm(i + 1, *row) for i, row in enumerate(SEED)]
+        self.next_id = len(self.alarms) + 1
+
+    # ------------------------------------------------------------ data
+
+    def get(self, alarm_id: int | None) -> Alarm | None:
+        return next((a for a in self.alarms if a.id == alarm_id), None)
+
+    def at(self, hour: int, minute: int) -> list[Alarm]:
+        return [a for a in self.alarms if (a.hour, a.minute) == (hour, minute)]
+
+    def add(self, hour: int, minute: int, *, label: str = "", enabled: bool = True) -> Alarm:
+        alarm = Alarm(self.next_id, hour, minute, enabled, label)
+        self.next_id += 1
+        self.alarms.append(alarm)
+        self._sort()
+        return alarm
+
+    def delete(self, alarm_id: int) -> None:
+        self.alarms = [a for a in self.alarms if a.id != alarm_id]
+
+    def _sort(self) -> None:
+        self.alarms.sort(key=lambda a: (a.hour, a.minute, a.id))
+
+    # ------------------------------------------------------------ the main screen
+
+    def main(self, activity: Activity) -> View:
+        ui = self.ui
+        tab = activity.state.get("tab", "Alarm")
+        nav = ui.bottom_nav([(name, icon, name == tab, self._tab_setter(activity, name)) for name, icon in TABS])
+        for item in nav.children:
+            item.style.accent = FAB_BG  # the selected tab's pill in the app's teal
+        bar = ui.app_bar(tab)
+        fab = None
+        if tab == "Alarm":
+            body = self._alarm_list(activity)
+            fab = ui.fab("add", "Add alarm", lambda: self._open_picker(activity, None))
+            fab.anchor, fab.width, fab.height = "bottom", ui.dp(96), ui.dp(96)  # centred and large, as in Clock
+            fab.style.radius, fab.style.bg, fab.style.fg = ui.dp(28), FAB_BG, ON_TIME
+        elif tab == "Clock":
+            body = self._clock_tab()
+        elif tab == "Timer":
+            body = self._static_tab("timer", "00h 00m 00s", "Set a timer", "timer_setup")
+        else:
+            body = self._static_tab("stopwatch_time_text", "00:00.00", "", "stopwatch")
+        return ui.screen(bar, body, bottom=nav, fab=fab, id="desk_clock_pager")
+
+    def _tab_setter(self, activity: Activity, name: str) -> Callable[[], None]:
+        def select() -> None:
+            activity.state["tab"] = name
+            self.phone.invalidate()
+
+        return select
+
+    def _alarm_list(self, activity: Activity) -> View:
+        ui = self.ui
+        cards = [self._card(activity, alarm) for alarm in self.alarms]
+        if not cards:
+            cards = [ui.text("No alarms", size=16, color=ON_SURFACE_VARIANT, align="center", id="alarms_empty_view",
+                             padding=ui.pad(16, 64))]
+        # Bottom padding keeps the last card clear of the large FAB.
+        return ui.scroll(cards, key="alarm_recycler_view", gap=12, padding=ui.pad(16, 8, 16, 128))
+
+    def _card(self, activity: Activity, alarm: Alarm) -> View:
+        ui = self.ui
+        state = "off" if alarm.enabled else "on"
+        time = ui.text(alarm.time, size=56, weight=400, color=ON_TIME if alarm.enabled else OFF_TIME,
+                       id="digital_clock", on_click=lambda: self._open_picker(activity, alarm))
+        time.weight = 1
+        switch = ui.switch(alarm.enabled, id="onoff")
+        switch.clickable = switch.focusable = True
+        switch.on_click = lambda: self._toggle(alarm)
+        switch.desc = f"Turn {state} {alarm.time} alarm"
+        switch.style.accent = ACCENT
+        top = ui.row([time, switch], gap=8)
+        when = days_text(alarm.days) or until_day(self.phone.now(), alarm)
+        texts = [ui.text(alarm.label, size=16, weight=500, id="label", max_lines=1)] if alarm.label else []
+        texts.append(ui.text(when, size=14, color=ON_SURFACE_VARIANT, id="days_of_week", max_lines=1))
+        info = View(cls="android.widget.LinearLayout", children=texts, weight=1, justify="center", gap=ui.dp(2))
+        delete = ui.icon_button("delete", f"Delete {alarm.time} alarm", lambda: self._delete(alarm), id="delete")
+        bottom = ui.row([info, delete], gap=8)
+        return ui.card([top, bottom], key=f"alarm:{alarm.id}", id="alarm_card", padding=16, gap=0,
+                       bg=ON_CARD if alarm.enabled else SURFACE_CONTAINER)
+
+    def _toggle(self, alarm: Alarm) -> None:
+        alarm.enabled = not alarm.enabled
+        if alarm.enabled:
+            self.toast(until_text(self.phone.now(), alarm.hour, alarm.minute))
+        self.phone.invalidate()
+
+    def _delete(self, alarm: Alarm) -> None:
+        self.delete(alarm.id)
+        self.toast("Alarm deleted")
+
+    def _clock_tab(self) -> View:
+        ui = self.ui
+        now = self.phone.now()
+        zone = self.phone.config.timezone
+        city = zone.rsplit("/", 1)[-1].replace("_", " ")
+        return ui.column([
+            ui.spacer(48),
+            ui.text(now.strftime("%H:%M"), size=88, weight=300, align="center", id="digital_clock"),
+            ui.text(f"{now:%a, %b} {now.day}".upper(), size=16, weight=500, color=ON_SURFACE_VARIANT,
+                    align="center", id="date"),
+            ui.spacer(24),
+            ui.text(f"{city} · {now.tzname() or zone}", size=16, color=ON_SURFACE_VARIANT, align="center",
+                    id="time_zone"),
+            ui.text(zone, size=14, color=OFF_TIME, align="center", id="time_zone_id"),
+        ], gap=4, id="main_clock_frame")
+
+    def _static_tab(self, id: str, display: str, caption: str, container: str) -> View:
+        ui = self.ui
+        start = ui.button("Start", lambda: None, id="play_pause", enabled=False)
+        start.width, start.align = ui.dp(160), "center"
+        texts = [ui.text(display, size=56, weight=300, align="center", id=id)]
+        if caption:
+            texts.append(ui.text(caption, size=16, color=ON_SURFACE_VARIANT, align="center", id="caption"))
+        return ui.column([ui.spacer(96), *texts, ui.spacer(48), start], gap=8, id=container)
+
+    # ------------------------------------------------------------ the time picker
+
+    def _open_picker(self, activity: Activity, alarm: Alarm | None) -> None:
+        """Open the picker in keyboard-input mode, Hour focused, as Clock's keyboard picker opens."""
+        state = activity.state
+        state.update(edit_id=alarm.id if alarm else None, hour=f"{alarm.hour:02d}" if alarm else "",
+                     minute=f"{alarm.minute:02d}" if alarm else "", time_error=False, seen_focus=None,
+                     select_all=None)
+        self.phone.focus_key = "input_hour"
+        self.phone.keyboard_shown = True
+        self.show_dialog(activity, "time")
+
+    def time_dialog(self, activity: Activity) -> View:
+        ui = self.ui
+        state = activity.state
+        # A field that gains focus has its text selected (selectAllOnFocus), so typing replaces "08".
+        if self.phone.focus_key != state.get("seen_focus"):
+            state["seen_focus"] = state["select_all"] = self.phone.focus_key
+
+        def field(name: str) -> View:
+            # No hint: as in AOSP's TextInputTimePickerView the captions sit under the fields instead.
+            view = ui.edit_text(f"input_{name}", state[name], hint="", on_change=self._typed(activity, name),
+                                on_submit=lambda: self._confirm(activity))
+            view.weight, view.height, view.padding = 1, ui.dp(72), ui.pad(12, 6)
+            view.style.size, view.style.align, view.style.radius = ui.sp(40), "center", ui.dp(8)
+            view.style.bg, view.style.accent = FIELD_BG, ACCENT
+            return view
+
+        def caption(text: str, id: str) -> View:
+            label = ui.text(text, size=12, color=ERROR if state.get("time_error") else ON_SURFACE_VARIANT, id=id)
+            label.weight = 1
+            return label
+
+        colon = ui.text(":", size=40, align="center")
+        colon.width, colon.height = ui.dp(24), ui.dp(72)
+        fields = ui.row([field("hour"), colon, field("minute")])
+        gutter = ui.spacer()
+        gutter.width = ui.dp(24)
+        captions = ui.row([caption("Hour", "label_hour"), gutter, caption("Minute", "label_minute")])
+        body: list[View] = [ui.column([fields, captions], gap=6)]
+        if state.get("time_error"):
+            body.append(ui.text(TIME_ERROR, size=14, color=ERROR, id="label_error"))
+        root = dialog(ui, "Enter time", "", [("Cancel", lambda: self._cancel(activity)),
+                                             ("OK", lambda: self._confirm(activity))])
+        panel = root.children[0]
+        panel.children[1:1] = body
+        panel.children[0].style.size = ui.sp(14)  # the picker's header is a small label, not a headline
+        panel.children[0].style.fg = ON_SURFACE_VARIANT
+        panel.children[0].id = "header_title"
+        if self.phone.keyboard_shown:  # dialogs move up above the keyboard (adjustResize)
+            root.anchor, root.margin = "top", ui.dp(72)
+        return root
+
+    def _typed(self, activity: Activity, name: str) -> Callable[[str], None]:
+        def set_value(value: str) -> None:
+            state = activity.state
+            old = state[name]
+            if value == old:
+                return  # an empty insert (e.g. pasting nothing) leaves the selection alone
+            if state.get("select_all") == f"input_{name}":
+                state["select_all"] = None  # the selection is replaced by what was typed, or erased
+                value = value[len(old):] if value.startswith(old) and len(value) > len(old) else ""
+            state[name] = "".join(ch for ch in value if ch.isdigit())[:2]  # number input, maxLength 2
+            state["time_error"] = False
+
+        return set_value
+
+    def _cancel(self, activity: Activity) -> None:
+        self.phone.keyboard_shown = False
+        self.dismiss_dialog(activity)
+
+    def _confirm(self, activity: Activity) -> None:
+        state = activity.state
+        parsed = parse_time(state.get("hour", ""), state.get("minute", ""))
+        if parsed is None:
+            state["time_error"] = True
+            self.phone.invalidate()
+            return
+        hour, minute = parsed
+        alarm = self.get(state.get("edit_id"))
+        if alarm is None:
+            alarm = self.add(hour, minute)
+        else:
+            alarm.hour, alarm.minute, alarm.enabled = hour, minute, True  # a new time re-arms the alarm
+            self._sort()
+        self.phone.keyboard_shown = False
+        self.phone.focus_key = None
+        self.dismiss_dialog(activity)
+        self.toast(until_text(self.phone.now(), alarm.hour, alarm.minute))
+
+
+def until_day(now: datetime, alarm: Alarm) -> str:
+    """What a one-time alarm's card says instead of days: when it will next ring."""
+    if not alarm.enabled:
+        return "Not scheduled"
+    ring = now.replace(hour=alarm.hour, minute=alarm.minute, second=0, microsecond=0)
+    return "Today" if ring > now else "Tomorrow"
