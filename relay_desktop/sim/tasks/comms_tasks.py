@@ -25,16 +25,11 @@ from relay_desktop.sim.tasks.base import (
     fresh_start,
     passed,
     tap_on,
+    type_into,
 )
 
 BOB, CAROL, DAVE = ("555-0142", "555-0187", "555-0119")
 SEVILLE_QUERY = "seville oranges"
-
-
-async def _type_at(driver: Driver, value: str, **query: str) -> None:
-    """Tap the field matching ``query`` and type ``value`` (base.type_into cannot match on ``text=``)."""
-    await tap_on(driver, **query)
-    await driver.type_text(value)
 
 
 def _fresh(*packages: str) -> Callable[[VirtualPhone], None]:
@@ -101,9 +96,9 @@ def _alice_added(phone: VirtualPhone) -> CheckResult:
 async def _add_alice(driver: Driver) -> None:
     await driver.launch_app(CONTACTS)
     await tap_on(driver, desc="Create contact")
-    await _type_at(driver, "Alice", text="First name")
-    await _type_at(driver, "Smith", text="Last name")
-    await _type_at(driver, "555-0100", text="Phone")
+    await type_into(driver, "Alice", text="First name")
+    await type_into(driver, "Smith", text="Last name")
+    await type_into(driver, "555-0100", text="Phone")
     await tap_on(driver, text="Save")
 
 
@@ -117,7 +112,7 @@ def _bob_running_late(phone: VirtualPhone) -> CheckResult:
 async def _text_bob(driver: Driver) -> None:
     await driver.launch_app(MESSAGES)
     await tap_on(driver, text="Bob Martinez")
-    await _type_at(driver, "running late", text="Text message")
+    await type_into(driver, "running late", text="Text message")
     await tap_on(driver, desc="Send SMS")
 
 
@@ -156,7 +151,7 @@ def _first_seville_result_open(phone: VirtualPhone) -> CheckResult:
 
 async def _search_seville(driver: Driver) -> None:
     await driver.launch_app(CHROME)
-    await _type_at(driver, SEVILLE_QUERY, text="Search or type URL")
+    await type_into(driver, SEVILLE_QUERY, text="Search or type URL")
     await driver.press_key(KEY_ENTER)
     await tap_on(driver, text=search(SEVILLE_QUERY)[0].title)
 
@@ -178,7 +173,7 @@ async def _send_carol_number(driver: Driver) -> None:
     await driver.press_key(KEY_HOME)
     await driver.launch_app(MESSAGES)
     await tap_on(driver, text="Bob Martinez")
-    await _type_at(driver, f"Carol's number is {number.attrs['text']}", text="Text message")
+    await type_into(driver, f"Carol's number is {number.attrs['text']}", text="Text message")
     await tap_on(driver, desc="Send SMS")
 
 
@@ -192,9 +187,9 @@ def _dave_texted(phone: VirtualPhone) -> CheckResult:
 async def _text_dave(driver: Driver) -> None:
     await driver.launch_app(MESSAGES)
     await tap_on(driver, desc="Start chat")
-    await _type_at(driver, "Dave", id="recipient_text_view")
+    await type_into(driver, "Dave", id="recipient_text_view")
     await tap_on(driver, text="Dave Kim")
-    await _type_at(driver, "see you at 7", text="Text message")
+    await type_into(driver, "see you at 7", text="Text message")
     await tap_on(driver, desc="Send SMS")
 
 
@@ -242,7 +237,7 @@ async def _weather_to_carol(driver: Driver) -> None:
     await driver.press_key(KEY_HOME)
     await driver.launch_app(MESSAGES)
     await tap_on(driver, text="Carol Nguyen")
-    await _type_at(driver, f"Saturday looks {match[1]}, high of {match[2]}", text="Text message")
+    await type_into(driver, f"Saturday looks {match[1]}, high of {match[2]}", text="Text message")
     await tap_on(driver, desc="Send SMS")
 
 
