@@ -161,3 +161,19 @@ async def test_realistic_profile_takes_time_and_animations_block_dumps() -> None
     phone.animate_for(5)
     with pytest.raises(IdleStateError):
         await asyncio.wait_for(phone.dump_hierarchy(), 5)
+
+
+async def test_an_app_can_consume_back(phone: VirtualPhone) -> None:
+    app: FormApp = phone.apps[FormApp.package]  # type: ignore[assignment]
+    seen: list[str] = []
+
+    def on_back(activity: Activity) -> bool:
+        seen.append(activity.name)
+        return len(seen) == 1  # consume the first BACK only
+
+    app.on_back = on_back  # type: ignore[method-assign]
+    await phone.press_key(KEY_BACK)
+    assert phone.focused_activity() == (FormApp.package, ".MainActivity")
+    await phone.press_key(KEY_BACK)
+    assert seen == [".MainActivity", ".MainActivity"]
+    assert phone.focused_activity() == ("com.android.launcher3", ".Launcher")

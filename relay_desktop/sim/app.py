@@ -75,6 +75,10 @@ class App:
             return None
         return getattr(self, self.dialogs[activity.dialog])(activity)
 
+    def on_back(self, activity: Activity) -> bool:
+        """BACK reached the activity (no keyboard or dialog up); return True to consume it."""
+        return False
+
     def initial_focus(self, activity: Activity) -> str | None:
         """The key of the field focused (keyboard up) when the activity opens, like a compose screen."""
         return activity.params.get("focus")

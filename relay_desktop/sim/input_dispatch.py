@@ -148,6 +148,8 @@ class InputDispatcher:
             phone.invalidate()
         elif activity.dialog is not None:
             self._dismiss_dialog()
+        elif activity.app.on_back(activity):
+            phone.invalidate()
         else:
             phone.finish_activity()
 

@@ -98,10 +98,7 @@ def autofocus(activity: Activity, key: str) -> None:
 
 def open_focused(app: App, name: str, key: str, **params: Any) -> None:
     """Open an activity with ``key`` focused and the keyboard up, as a screen that requests focus does."""
-    app.phone.start_activity(Activity(app, name, params, state={"autofocused": True}))
-    app.phone.focus_key = key
-    app.phone.keyboard_shown = True
-    app.phone.invalidate()
+    app.open(name, focus=key, **params)
 
 
 def dialog(ui: Kit, title: str, message: str, buttons: Sequence[tuple[str, Callable[[], None]]]) -> View:

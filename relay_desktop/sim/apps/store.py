@@ -181,7 +181,6 @@ class Shop(App):
         body = ui.scroll(rows, key="product_list", gap=12, padding=ui.pad(16, 0, 16, 0))
         body.style.bg = PAGE_BG
         root = ui.screen(self._bar("Shop", up=False, actions=[self._cart_button()]), body, id="shop_main")
-        root.style.bg = PAGE_BG
         return root
 
     def _product_card(self, product: Product) -> View:
@@ -258,7 +257,6 @@ class Shop(App):
         summary = View(cls="android.widget.LinearLayout", id="summary", gap=ui.dp(12), padding=ui.pad(16),
                        children=[total_row, checkout], style=Style(bg=SURFACE))
         root = ui.screen(bar, body, bottom=ui.column([ui.divider(), summary]), id="cart_view")
-        root.style.bg = PAGE_BG
         return root
 
     def _cart_line(self, product: Product, qty: int) -> View:
