@@ -1,0 +1,37 @@
+"""Boundaries the design relies on, checked on the source."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1] / "relay_desktop"
+
+
+def imported_modules(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+    return names
+
+
+def test_only_the_ui_package_imports_qt() -> None:
+    offenders = []
+    for path in PACKAGE.rglob("*.py"):
+        if "ui" in path.relative_to(PACKAGE).parts[:1]:
+            continue
+        qt = {m for m in imported_modules(path) if m.split(".")[0] in {"PySide6", "qasync", "shiboken6"}}
+        if qt:
+            offenders.append(f"{path.relative_to(PACKAGE)}: {sorted(qt)}")
+    assert offenders == []
+
+
+def test_the_device_layer_does_not_depend_on_the_virtual_phone() -> None:
+    # The device layer must work the same for a real phone: it may not reach into the simulator.
+    offenders = [str(p.relative_to(PACKAGE)) for p in (PACKAGE / "device").rglob("*.py")
+                 if any(m.startswith("relay_desktop.sim") for m in imported_modules(p))]
+    assert offenders == []
