@@ -7,62 +7,81 @@ Each service is a coroutine over a :class:`DuplexStream`; the transport moves th
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import errno
 import logging
 import stat as statmod
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from relay_desktop.sim import adb_protocol as proto
 from relay_desktop.sim.streams import BytePipe, DuplexStream, ProcessIO
 
 if TYPE_CHECKING:
+    from relay_desktop.sim.adb_transport import AdbDevice
     from relay_desktop.sim.memfs import MemoryFS
-    from relay_desktop.sim.sockets import SocketRegistry
 
 log = logging.getLogger(__name__)
 
 Service = Callable[[DuplexStream], Awaitable[None]]
 # The shell user may only write here (as adbd's `shell` uid on a real phone).
 WRITABLE_PREFIXES = ("/storage/emulated/0", "/data/local/tmp")
-
-
-class AdbDevice(Protocol):
-    banner_props: dict[str, str]
-    fs: MemoryFS
-    sockets: SocketRegistry
-
-    async def run_shell(self, command: str, io: ProcessIO) -> int: ...
+SOCKET_PREFIXES = ("localabstract:", "tcp:", "localreserved:", "localfilesystem:", "local:")
 
 
 def open_service(device: AdbDevice, name: str) -> Service | None:
     name = name.rstrip("\0")
-    if name.startswith("shell"):
-        head, sep, command = name.partition(":")
-        if not sep:
-            return None
-        args = head.split(",")[1:]
-        # adbd's default: a pty for an interactive shell, raw for a command; the client may ask otherwise.
-        tty = "pty" in args or ("raw" not in args and not command)
-        if "v2" in args:
-            return lambda stream: _shell_v2(device, stream, command, tty)
-        return lambda stream: _shell_v1(device, stream, command, tty)
+    shell = proto.parse_shell_service(name)
+    if shell is not None:
+        if shell.v2:
+            return lambda stream: _shell_v2(device, stream, shell.command, shell.tty)
+        return lambda stream: _shell_v1(device, stream, shell.command, shell.tty)
     if name.startswith("exec:"):
         return lambda stream: _exec(device, stream, name[len("exec:"):])
     if name == "sync:":
         return lambda stream: SyncSession(device.fs, stream).run()
-    if name.startswith(("localabstract:", "tcp:", "localreserved:", "localfilesystem:")):
+    if name.startswith(SOCKET_PREFIXES):
+        # Nothing listening is a refused OPEN, as a real phone answers a connect() that gets ECONNREFUSED.
         return device.sockets.lookup(name)
     return None
 
 
 async def _run(device: AdbDevice, command: str, io: ProcessIO, tty: bool = False) -> int:
-    if not command.strip():
-        interactive = getattr(getattr(device, "shell", None), "interactive", None)
-        if interactive is not None:
-            return await interactive(io, tty=tty)
-        return 0
-    return await device.run_shell(command, io)
+    if command.strip():
+        return await device.run_shell(command, io)
+    # A device with a real interactive shell (prompt, pty echo) offers it as `device.shell.interactive`.
+    interactive = getattr(getattr(device, "shell", None), "interactive", None)
+    if interactive is not None:
+        return await interactive(io, tty=tty)
+    return await _line_by_line(device, io)
+
+
+async def _line_by_line(device: AdbDevice, io: ProcessIO) -> int:
+    """Interactive shell for devices without one: run each line of stdin as it arrives, until EOF."""
+    status = 0
+    pending = b""
+    while chunk := await io.stdin.read():
+        pending += chunk
+        *lines, pending = pending.split(b"\n")
+        for raw in lines:
+            line = raw.decode(errors="replace").strip()
+            if not line:
+                continue
+            words = line.split()
+            # Without this a host whose stdin is a terminal could never end the session.
+            if words[0] == "exit":
+                return int(words[1]) & 0xFF if len(words) > 1 and words[1].isdigit() else status
+            status = await device.run_shell(line, ProcessIO(_empty_pipe(), io.stdout, io.stderr))
+    if pending.strip():
+        status = await device.run_shell(pending.decode(errors="replace").strip(),
+                                        ProcessIO(_empty_pipe(), io.stdout, io.stderr))
+    return status
+
+
+def _empty_pipe() -> BytePipe:
+    pipe = BytePipe()
+    pipe.close()
+    return pipe
 
 
 async def _shell_v1(device: AdbDevice, stream: DuplexStream, command: str, tty: bool) -> None:
@@ -79,7 +98,8 @@ async def _exec(device: AdbDevice, stream: DuplexStream, command: str) -> None:
         return None
 
     try:
-        await device.run_shell(command, ProcessIO(stream.incoming, stream.write, discard))
+        if command.strip():
+            await device.run_shell(command, ProcessIO(stream.incoming, stream.write, discard))
     finally:
         stream.close()
 
@@ -91,22 +111,30 @@ async def _shell_v2(device: AdbDevice, stream: DuplexStream, command: str, tty: 
         reader = proto.ShellPacketReader()
         while data := await stream.read():
             for packet_id, payload in reader.feed(data):
-                if packet_id == proto.SHELL_STDIN and not stdin.at_eof:
-                    await stdin.write(payload)
+                if packet_id == proto.SHELL_STDIN:
+                    # stdin after close-stdin is dropped, as adbd drops writes to a closed pipe.
+                    with contextlib.suppress(BrokenPipeError):
+                        await stdin.write(payload)
                 elif packet_id == proto.SHELL_CLOSE_STDIN:
                     stdin.close()
+                # SHELL_WINDOW_SIZE: the simulated terminal has no size to change.
         stdin.close()
 
     async def out(data: bytes) -> None:
-        await stream.write(proto.pack_shell(proto.SHELL_STDOUT, data))
+        if data:
+            await stream.write(proto.pack_shell(proto.SHELL_STDOUT, data))
+
+    # On a pty, stdout and stderr are the same terminal: adbd sends everything as stdout packets.
+    err_id = proto.SHELL_STDOUT if tty else proto.SHELL_STDERR
 
     async def err(data: bytes) -> None:
-        await stream.write(proto.pack_shell(proto.SHELL_STDERR, data))
+        if data:
+            await stream.write(proto.pack_shell(err_id, data))
 
     feeder = asyncio.create_task(pump_stdin())
     try:
         code = await _run(device, command, ProcessIO(stdin, out, err), tty)
-        await stream.write(proto.pack_shell(proto.SHELL_EXIT, bytes([code & 0xFF])))
+        await stream.write(proto.pack_shell_exit(code))
     finally:
         feeder.cancel()
         stream.close()
@@ -119,19 +147,23 @@ class SyncSession:
         self.fs = fs
         self.stream = stream
 
+    async def _header(self) -> tuple[bytes, int]:
+        return proto.parse_sync_request(await self.stream.read_exactly(proto.SYNC_REQUEST.size))
+
     async def run(self) -> None:
+        handlers = {b"STAT": self._stat_v1, b"STA2": self._stat_v2, b"LST2": self._stat_v2,
+                    b"LIST": self._list, b"LIS2": self._list, b"SEND": self._send, b"RECV": self._recv}
         try:
             while True:
-                tag, length = proto.SYNC_REQUEST.unpack(await self.stream.read_exactly(8))
+                tag, length = await self._header()
                 if tag == b"QUIT":
                     return
                 if length > proto.SYNC_PATH_MAX:
                     await self.stream.write(proto.pack_sync_fail("path too long"))
                     return
                 path = (await self.stream.read_exactly(length)).decode(errors="replace")
-                handler = {b"STAT": self._stat_v1, b"STA2": self._stat_v2, b"LST2": self._stat_v2,
-                           b"LIST": self._list, b"LIS2": self._list, b"SEND": self._send,
-                           b"RECV": self._recv}.get(tag)
+                log.debug("sync %s %r", tag.decode(errors="replace"), path)
+                handler = handlers.get(tag)
                 if handler is None:
                     code = int.from_bytes(tag, "little")
                     await self.stream.write(proto.pack_sync_fail(f"unknown command {code:08x}"))
@@ -163,6 +195,7 @@ class SyncSession:
         v2 = tag == b"LIS2"
         pack = proto.pack_dent_v2 if v2 else proto.pack_dent_v1
         own = self._sync_stat(path)
+        # Like adbd's opendir(): a missing path or a file lists nothing, without an error.
         if own is not None and statmod.S_ISDIR(own.mode):
             entries = [(".", own), ("..", own)]
             base = path.rstrip("/")
@@ -173,14 +206,14 @@ class SyncSession:
         return True
 
     async def _send(self, _tag: bytes, spec: str) -> bool:
-        path, _, mode_text = spec.rpartition(",")
-        if not path:
-            path, mode_text = spec, "33188"
-        mode = int(mode_text) if mode_text.isdigit() else 0o644
+        try:
+            path, mode = proto.parse_send_spec(spec)
+        except ValueError as exc:
+            await self.stream.write(proto.pack_sync_fail(str(exc)))
+            return False
         data = bytearray()
-        mtime = 0
         while True:
-            tag, length = proto.SYNC_REQUEST.unpack(await self.stream.read_exactly(8))
+            tag, length = await self._header()
             if tag == b"DATA":
                 if length > proto.SYNC_DATA_MAX:
                     await self.stream.write(proto.pack_sync_fail("data chunk too large"))
@@ -192,16 +225,18 @@ class SyncSession:
             else:
                 await self.stream.write(proto.pack_sync_fail(f"unexpected {tag!r} in SEND"))
                 return False
+        # The data is read before failing so that the session stays in step with the host.
         normalized = self.fs.normalize(path)
         if not normalized.startswith(WRITABLE_PREFIXES):
             await self.stream.write(proto.pack_sync_fail("couldn't create file: Read-only file system"))
             return True
         try:
+            # fixed_push_mkdir: the host relies on the device to create missing parent directories.
             self.fs.write(normalized, bytes(data), mode=mode & 0o7777, mtime=mtime or None, make_parents=True)
-        except (IsADirectoryError, NotADirectoryError) as exc:
+        except OSError as exc:
             await self.stream.write(proto.pack_sync_fail(f"couldn't create file: {exc.strerror or exc}"))
             return True
-        await self.stream.write(proto.pack_sync_status(b"OKAY", 0))
+        await self.stream.write(proto.pack_sync_okay())
         return True
 
     async def _recv(self, _tag: bytes, path: str) -> bool:
@@ -213,7 +248,10 @@ class SyncSession:
         except IsADirectoryError:
             await self.stream.write(proto.pack_sync_fail("read failed: Is a directory"))
             return True
-        for start in range(0, len(content), proto.SYNC_DATA_MAX):
-            await self.stream.write(proto.pack_sync_data(content[start:start + proto.SYNC_DATA_MAX]))
-        await self.stream.write(proto.pack_sync_status(b"DONE", 0))
+        except NotADirectoryError:
+            await self.stream.write(proto.pack_sync_fail("open failed: Not a directory"))
+            return True
+        for start in range(0, len(content), proto.SYNC_RECV_CHUNK):
+            await self.stream.write(proto.pack_sync_data(content[start:start + proto.SYNC_RECV_CHUNK]))
+        await self.stream.write(proto.pack_sync_done())
         return True

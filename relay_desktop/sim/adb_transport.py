@@ -12,19 +12,37 @@ import contextlib
 import itertools
 import logging
 import os
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Protocol
 
 from relay_desktop.sim import adb_protocol as proto
-from relay_desktop.sim.adb_services import AdbDevice, Service, open_service
-from relay_desktop.sim.streams import DuplexStream
+from relay_desktop.sim.adb_services import Service, open_service
+from relay_desktop.sim.streams import DuplexStream, ProcessIO
+
+if TYPE_CHECKING:
+    from relay_desktop.sim.memfs import MemoryFS
+    from relay_desktop.sim.sockets import SocketRegistry
 
 log = logging.getLogger(__name__)
 
 __all__ = ["AdbDevice", "AdbDeviceServer"]
 
 
+class AdbDevice(Protocol):
+    banner_props: dict[str, str]          # ro.product.name / ro.product.model / ro.product.device
+    fs: MemoryFS
+    sockets: SocketRegistry
+
+    async def run_shell(self, command: str, io: ProcessIO) -> int: ...   # returns exit code; command "" never passed
+
+
 class AdbDeviceServer:
-    """Listens on loopback; ``require_auth`` makes the phone demand a key it never accepts (or, with
-    ``auth_accepts``, accepts after the host offers one), so the "unauthorized" path can be tested."""
+    """Listens on loopback for the adb server.
+
+    ``require_auth`` makes the phone demand a key: by default it never accepts one (the host lists it as
+    "unauthorized" until :meth:`authorize` plays the user tapping "Allow"); with ``auth_accepts`` it
+    accepts whatever signature or public key the host offers after the token.
+    """
 
     def __init__(self, device: AdbDevice, host: str = "127.0.0.1", port: int = 0, *, require_auth: bool = False,
                  auth_accepts: bool = False, max_payload: int = proto.MAX_PAYLOAD) -> None:
@@ -33,7 +51,7 @@ class AdbDeviceServer:
         self.requested_port = port
         self.require_auth = require_auth
         self.auth_accepts = auth_accepts
-        self.max_payload = max_payload
+        self.max_payload = min(max_payload, proto.MAX_PAYLOAD)
         self.accepting = True  # fault hook: False = refuse new connections (the phone has vanished)
         self._server: asyncio.Server | None = None
         self._connections: set[_Connection] = set()
@@ -48,8 +66,14 @@ class AdbDeviceServer:
     def connection_count(self) -> int:
         return len(self._connections)
 
+    @property
+    def online_count(self) -> int:
+        """Connections past the handshake (the host lists these as "device")."""
+        return sum(1 for c in self._connections if c.online)
+
     async def start(self) -> None:
         self._server = await asyncio.start_server(self._accept, self.host, self.requested_port)
+        log.debug("adb device endpoint on %s:%d", self.host, self.port)
 
     async def stop(self) -> None:
         if self._server is not None:
@@ -65,6 +89,13 @@ class AdbDeviceServer:
         """Cut every connection at once, like pulling the cable."""
         for connection in list(self._connections):
             connection.abort()
+
+    async def authorize(self) -> None:
+        """The user taps "Allow": connections waiting for a key come online."""
+        for connection in list(self._connections):
+            if connection.awaiting_auth:
+                with contextlib.suppress(ConnectionError):
+                    await connection.go_online()
 
     async def __aenter__(self) -> AdbDeviceServer:
         await self.start()
@@ -91,9 +122,15 @@ class _Stream:
         self.remote_id = remote_id
         self.pipe = DuplexStream()
         self.acked = asyncio.Event()
-        self.acked.set()
-        self.tasks: list[asyncio.Task[None]] = []
+        self.acked.set()  # OPEN implies READY: the first WRTE may go out at once
+        self.tasks: set[asyncio.Task[None]] = set()
         self.closed = False
+
+    def spawn(self, coro: Coroutine[object, object, None]) -> None:
+        # Finished tasks drop out, so a long-lived stream (a socket open for hours) does not accumulate them.
+        task = asyncio.create_task(coro)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
 
 
 class _Connection:
@@ -102,10 +139,10 @@ class _Connection:
         self.reader = reader
         self.writer = writer
         self.online = False
-        self.max_payload = min(server.max_payload, proto.MAX_PAYLOAD)
+        self.awaiting_auth = False
+        self.max_payload = server.max_payload
         self.streams: dict[int, _Stream] = {}
         self._ids = itertools.count(1)
-        self._token = b""
         self.closed = asyncio.Event()
 
     def abort(self) -> None:
@@ -114,6 +151,7 @@ class _Connection:
     async def send(self, command: int, arg0: int, arg1: int, data: bytes = b"") -> None:
         if self.writer.is_closing():
             raise ConnectionResetError("transport closed")
+        log.debug("-> %s %d %d (%d bytes)", proto.COMMAND_NAMES[command], arg0, arg1, len(data))
         self.writer.write(proto.pack_message(command, arg0, arg1, data))
         await self.writer.drain()
 
@@ -125,7 +163,7 @@ class _Connection:
                 log.debug("<- %s %d %d (%d bytes)", header.name, header.arg0, header.arg1, len(data))
                 await self.dispatch(header, data)
         except (asyncio.IncompleteReadError, ConnectionError, proto.ProtocolError) as exc:
-            log.debug("connection ended: %s", exc)
+            log.debug("connection ended: %r", exc)
         finally:
             for stream in list(self.streams.values()):
                 self._discard(stream)
@@ -135,11 +173,16 @@ class _Connection:
     async def dispatch(self, header: proto.Header, data: bytes) -> None:
         command = header.command
         if command == proto.A_CNXN:
-            self.max_payload = min(header.arg1 or proto.MAX_PAYLOAD, self.server.max_payload, proto.MAX_PAYLOAD)
+            # Never send more than either side can take; the host drops the connection otherwise.
+            self.max_payload = min(header.arg1 or proto.MAX_PAYLOAD_V1, self.server.max_payload)
+            # A repeated CNXN means the host restarted its side: its old streams are gone (adbd does the same).
+            for stream in list(self.streams.values()):
+                self._discard(stream)
+            self.online = False
             if self.server.require_auth:
                 await self._send_token()
             else:
-                await self._go_online()
+                await self.go_online()
         elif command == proto.A_AUTH:
             await self._auth(header.arg0)
         elif not self.online:
@@ -149,7 +192,12 @@ class _Connection:
         elif command == proto.A_WRTE:
             stream = self.streams.get(header.arg1)
             if stream is not None and stream.remote_id == header.arg0:
-                stream.tasks.append(asyncio.create_task(self._deliver(stream, data)))
+                # Written synchronously so data keeps its order; the OKAY waits for room in the pipe.
+                try:
+                    stream.pipe.incoming.feed(data)
+                except BrokenPipeError:
+                    return
+                stream.spawn(self._ack_when_drained(stream))
         elif command == proto.A_OKAY:
             stream = self.streams.get(header.arg1)
             if stream is not None:
@@ -161,37 +209,38 @@ class _Connection:
 
     # ------------------------------------------------------------ connection set-up
 
-    async def _go_online(self) -> None:
+    async def go_online(self) -> None:
         self.online = True
+        self.awaiting_auth = False
         payload = proto.banner(self.server.device.banner_props)
         await self.send(proto.A_CNXN, proto.A_VERSION, self.max_payload, payload)
 
     async def _send_token(self) -> None:
-        self._token = os.urandom(20)
-        await self.send(proto.A_AUTH, proto.AUTH_TOKEN, 0, self._token)
+        self.awaiting_auth = True
+        await self.send(proto.A_AUTH, proto.AUTH_TOKEN, 0, os.urandom(proto.AUTH_TOKEN_SIZE))
 
     async def _auth(self, kind: int) -> None:
-        if self.online or not self.server.require_auth:
-            return
+        if self.online or not self.awaiting_auth:
+            return  # an AUTH we never asked for
         if self.server.auth_accepts and kind in (proto.AUTH_SIGNATURE, proto.AUTH_RSAPUBLICKEY):
-            await self._go_online()
+            await self.go_online()
         elif kind == proto.AUTH_SIGNATURE:
             await self._send_token()  # "try your next key"; after the last one the host offers its public key
-        # AUTH_RSAPUBLICKEY without acceptance: the user never taps "Allow"; the host stays unauthorized.
+        # AUTH_RSAPUBLICKEY without acceptance: the dialog is on screen and nobody taps "Allow".
 
     # ------------------------------------------------------------ streams
 
     async def _open(self, remote_id: int, name: str) -> None:
         service = open_service(self.server.device, name)
+        log.debug("OPEN %r from host stream %d: %s", name, remote_id, "refused" if service is None else "accepted")
         if service is None:
-            log.debug("refusing service %r", name)
             await self.send(proto.A_CLSE, 0, remote_id)
             return
         stream = _Stream(next(self._ids), remote_id)
         self.streams[stream.local_id] = stream
         await self.send(proto.A_OKAY, stream.local_id, remote_id)
-        stream.tasks.append(asyncio.create_task(self._serve(stream, service, name)))
-        stream.tasks.append(asyncio.create_task(self._pump(stream)))
+        stream.spawn(self._serve(stream, service, name))
+        stream.spawn(self._pump(stream))
 
     async def _serve(self, stream: _Stream, service: Service, name: str) -> None:
         try:
@@ -212,6 +261,8 @@ class _Connection:
                     return
                 stream.acked.clear()
                 await self.send(proto.A_WRTE, stream.local_id, stream.remote_id, chunk)
+            # Let the last WRTE be acknowledged first: the host then has all the data before it sees CLSE.
+            await stream.acked.wait()
             if not stream.closed:
                 stream.closed = True
                 self.streams.pop(stream.local_id, None)
@@ -219,23 +270,20 @@ class _Connection:
         except ConnectionError:
             pass
 
-    async def _deliver(self, stream: _Stream, data: bytes) -> None:
-        # The OKAY goes out only once the service has room for the data: that is the back-pressure.
-        try:
-            await stream.pipe.incoming.write(data)
+    async def _ack_when_drained(self, stream: _Stream) -> None:
+        # The OKAY goes out only once the service has room for more: that is the back-pressure to the host.
+        with contextlib.suppress(ConnectionError, BrokenPipeError):
+            await stream.pipe.incoming.write(b"")  # adds nothing; returns once the pipe is below its limit
             if not stream.closed:
                 await self.send(proto.A_OKAY, stream.local_id, stream.remote_id)
-        except (BrokenPipeError, ConnectionError):
-            pass
 
     def _discard(self, stream: _Stream) -> None:
         """The host closed the stream (or the connection died): stop its service."""
         stream.closed = True
         self.streams.pop(stream.local_id, None)
         stream.acked.set()
-        with contextlib.suppress(BrokenPipeError):
-            stream.pipe.incoming.close()
+        stream.pipe.incoming.close()
         current = asyncio.current_task()
-        for task in stream.tasks:
+        for task in list(stream.tasks):
             if task is not current:
                 task.cancel()

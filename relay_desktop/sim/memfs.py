@@ -6,13 +6,20 @@ Enough POSIX for adb's sync protocol (stat, list, send, receive) and the shell (
 
 from __future__ import annotations
 
+import errno
 import itertools
+import os
 import posixpath
 import stat as statmod
 import time
 from dataclasses import dataclass, field
 
 _inodes = itertools.count(1000)
+
+
+def _error(kind: type[OSError], code: int, path: str) -> OSError:
+    # errno, strerror and filename set as the os module sets them, so callers can print `exc.strerror`.
+    return kind(code, os.strerror(code), path)
 
 
 @dataclass
@@ -84,7 +91,7 @@ class MemoryFS:
         node = self._root
         for part in self._parts(path):
             if node.children is None:
-                raise NotADirectoryError(f"{path}: Not a directory")
+                raise _error(NotADirectoryError, errno.ENOTDIR, path)
             nxt = node.children.get(part)
             if nxt is None:
                 return None
@@ -94,16 +101,16 @@ class MemoryFS:
     def _parent(self, path: str, make: bool = False) -> tuple[_Node, str]:
         parts = self._parts(path)
         if not parts:
-            raise IsADirectoryError(f"{path}: Is a directory")
+            raise _error(IsADirectoryError, errno.EISDIR, path)
         parent_path = "/" + "/".join(parts[:-1])
         parent = self._lookup(parent_path)
         if parent is None:
             if not make:
-                raise FileNotFoundError(f"{path}: No such file or directory")
+                raise _error(FileNotFoundError, errno.ENOENT, path)
             self.mkdir(parent_path, parents=True)
             parent = self._lookup(parent_path)
         if parent is None or parent.children is None:
-            raise NotADirectoryError(f"{parent_path}: Not a directory")
+            raise _error(NotADirectoryError, errno.ENOTDIR, parent_path)
         return parent, parts[-1]
 
     # ------------------------------------------------------------ queries
@@ -129,9 +136,9 @@ class MemoryFS:
     def listdir(self, path: str) -> list[str]:
         node = self._lookup(path)
         if node is None:
-            raise FileNotFoundError(f"{path}: No such file or directory")
+            raise _error(FileNotFoundError, errno.ENOENT, path)
         if node.children is None:
-            raise NotADirectoryError(f"{path}: Not a directory")
+            raise _error(NotADirectoryError, errno.ENOTDIR, path)
         return sorted(node.children)
 
     def read(self, path: str) -> bytes:
@@ -139,9 +146,9 @@ class MemoryFS:
             return b""
         node = self._lookup(path)
         if node is None:
-            raise FileNotFoundError(f"{path}: No such file or directory")
+            raise _error(FileNotFoundError, errno.ENOENT, path)
         if node.is_dir:
-            raise IsADirectoryError(f"{path}: Is a directory")
+            raise _error(IsADirectoryError, errno.EISDIR, path)
         return bytes(node.data)
 
     # ------------------------------------------------------------ changes
@@ -153,13 +160,18 @@ class MemoryFS:
         parent, name = self._parent(path, make=make_parents)
         existing = parent.children.get(name)  # type: ignore[union-attr]
         if existing is not None and existing.is_dir:
-            raise IsADirectoryError(f"{path}: Is a directory")
-        parent.children[name] = _Node(statmod.S_IFREG | (mode & 0o7777), time.time() if mtime is None else mtime,  # type: ignore[index]
-                                      bytearray(data))
+            raise _error(IsADirectoryError, errno.EISDIR, path)
+        node = _Node(statmod.S_IFREG | (mode & 0o7777), time.time() if mtime is None else mtime, bytearray(data))
+        if existing is not None:
+            node.ino, node.uid, node.gid = existing.ino, existing.uid, existing.gid  # rewritten in place, as O_TRUNC
+        parent.children[name] = node  # type: ignore[index]
         parent.mtime = time.time()
 
     def mkdir(self, path: str, parents: bool = False) -> None:
+        """``mkdir`` (``mkdir -p`` with ``parents``: existing directories are fine, an existing file is not)."""
         parts = self._parts(path)
+        if not parts and not parents:
+            raise _error(FileExistsError, errno.EEXIST, path)
         node = self._root
         for index, part in enumerate(parts):
             assert node.children is not None
@@ -167,20 +179,22 @@ class MemoryFS:
             last = index == len(parts) - 1
             if child is None:
                 if not last and not parents:
-                    raise FileNotFoundError(f"{path}: No such file or directory")
+                    raise _error(FileNotFoundError, errno.ENOENT, path)
                 child = _Node(statmod.S_IFDIR | 0o771, time.time(), children={})
                 node.children[part] = child
-            elif last and not parents:
-                raise FileExistsError(f"{path}: File exists")
+                node.mtime = child.mtime
+            elif last and (not parents or not child.is_dir):
+                raise _error(FileExistsError, errno.EEXIST, path)
             if child.children is None:
-                raise NotADirectoryError(f"{path}: Not a directory")
+                raise _error(NotADirectoryError, errno.ENOTDIR, path)
             node = child
 
     def remove(self, path: str, recursive: bool = False) -> None:
         parent, name = self._parent(path)
         node = parent.children.get(name)  # type: ignore[union-attr]
         if node is None:
-            raise FileNotFoundError(f"{path}: No such file or directory")
+            raise _error(FileNotFoundError, errno.ENOENT, path)
         if node.is_dir and node.children and not recursive:
-            raise IsADirectoryError(f"{path}: Is a directory")
+            raise _error(OSError, errno.ENOTEMPTY, path)
         del parent.children[name]  # type: ignore[union-attr]
+        parent.mtime = time.time()
