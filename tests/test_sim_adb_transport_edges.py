@@ -22,6 +22,7 @@ from relay_desktop.sim.adb_transport import AdbDeviceServer, _Connection
 from relay_desktop.sim.memfs import MemoryFS
 from relay_desktop.sim.sockets import SocketRegistry
 from relay_desktop.sim.streams import DuplexStream
+from tests.conftest import AdbTestServer
 from tests.sim_adb_fixtures import (
     ConnectedDevice,
     FakeDevice,
@@ -32,7 +33,6 @@ from tests.sim_adb_fixtures import (
     device_state,
     wait_for_state,
 )
-from tests.conftest import AdbTestServer
 
 FEATURES = {"shell_v2", "cmd", "stat_v2", "ls_v2", "fixed_push_mkdir"}
 
