@@ -57,7 +57,8 @@ class Element:
 
     @property
     def identity(self) -> Identity:
-        label = self.hint or self.node.desc if self.role == "field" else self.label
+        # A field's label comes from its hint or description, never its typed value, so it stays put.
+        label = self.label
         volatile = self.role == "field" or self.node.checkable or not self.label
         return Identity(self.node.package, self.node.cls, self.node.resource_id, label, self.bounds, volatile)
 
@@ -134,6 +135,18 @@ def _merges_into(node: UINode, owner: UINode) -> bool:
     return _iou(node.bounds, owner.bounds) >= _SAME_BOX_IOU
 
 
+def _same_card(a: UINode, b: UINode, screen_area: int) -> bool:
+    """Close relatives (sharing a parent or grandparent) inside a small, non-scrolling container."""
+    ancestor = b.parent
+    for _ in range(2):
+        if ancestor is None or ancestor.scrollable or ancestor.bounds.area > _FOLD_MAX_SCREEN_SHARE * screen_area:
+            return False
+        if ancestor.is_ancestor_of(a):
+            return True
+        ancestor = ancestor.parent
+    return False
+
+
 def _collect(tree: UITree, vis: Visibility) -> list[_Draft]:
     drafts: list[_Draft] = []
     owner_of: list[_Draft | None] = [None] * len(tree.nodes)
@@ -156,8 +169,14 @@ def _collect(tree: UITree, vis: Visibility) -> list[_Draft]:
             drafts.append(draft)
             owner_of[node.order] = draft
         elif node.text or node.desc:
+            last = drafts[-1] if drafts else None
             if owner is not None and owner.folds:
                 owner.folded.append(node)
+            elif (last is not None and not last.primary.interactive
+                  and role_of(last.primary) == role_of(node) == "text"
+                  and _same_card(last.folded[-1] if last.folded else last.primary, node, screen_area)):
+                # Texts of one card read as one line: "Wall Clock · $32.99 · (841)".
+                last.folded.append(node)
             else:
                 drafts.append(_Draft(node, folds=False))
     return drafts

@@ -1,0 +1,20 @@
+"""What the agent sees of the screen: UI dumps parsed into element maps, their renderings, diffs and hashes.
+
+Plain Python (Pillow for pictures); no Qt, no device access — callers pass in dumps and screenshots.
+"""
+
+from relay_desktop.perception.diff import ElementChange, ElementDiff, diff_maps
+from relay_desktop.perception.element_map import MAX_ELEMENTS, Element, ElementMap, build_element_map
+from relay_desktop.perception.geometry import Bounds
+from relay_desktop.perception.hashes import layout_hash, screen_signature, semantic_fingerprint
+from relay_desktop.perception.parse import HierarchyParseError, parse_hierarchy
+from relay_desktop.perception.render import to_json, to_json_text, to_prompt_text
+from relay_desktop.perception.screen import Dialog, current_dialog, focused_field, keyboard_region, sign_in_screen
+from relay_desktop.perception.tree import UINode, UITree, UIWindow, WindowKind
+
+__all__ = [
+    "MAX_ELEMENTS", "Bounds", "Dialog", "Element", "ElementChange", "ElementDiff", "ElementMap",
+    "HierarchyParseError", "UINode", "UITree", "UIWindow", "WindowKind", "build_element_map",
+    "current_dialog", "diff_maps", "focused_field", "keyboard_region", "layout_hash", "parse_hierarchy",
+    "screen_signature", "semantic_fingerprint", "sign_in_screen", "to_json", "to_json_text", "to_prompt_text",
+]
