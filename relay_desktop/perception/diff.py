@@ -66,6 +66,11 @@ class ElementDiff:
         return "\n".join(lines)
 
 
+def _same_kind(a: Element, b: Element) -> bool:
+    na, nb = a.node, b.node
+    return (na.package, na.cls, na.resource_id) == (nb.package, nb.cls, nb.resource_id)
+
+
 def _moved(a: Element, b: Element) -> bool:
     return max(abs(x - y) for x, y in zip(a.bounds, b.bounds, strict=True)) > _MOVE_TOLERANCE
 
@@ -73,13 +78,16 @@ def _moved(a: Element, b: Element) -> bool:
 def diff_maps(before: ElementMap, after: ElementMap) -> ElementDiff:
     old = {e.id: e for e in before.elements}
     new = {e.id: e for e in after.elements}
-    added = tuple(e for e in after.elements if e.id not in old)
-    removed = tuple(e for e in before.elements if e.id not in new)
+    # Numbering restarts on a new screen, so one ID may name two unrelated elements: that is a removal and
+    # an addition, not a change.
+    same = {i for i, e in new.items() if i in old and _same_kind(old[i], e)}
+    added = tuple(e for e in after.elements if e.id not in same)
+    removed = tuple(e for e in before.elements if e.id not in same)
     changed = []
     for element in after.elements:
-        previous = old.get(element.id)
-        if previous is None:
+        if element.id not in same:
             continue
+        previous = old[element.id]
         fields = []
         if previous.label != element.label:
             fields.append("label")

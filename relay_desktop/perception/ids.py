@@ -7,7 +7,9 @@ keeps its ID when the next map holds the same element, matched in this order:
 1. same window package, class, resource id, label and bounds — nothing changed;
 2. same package, class, resource id and label, nearest position — it moved (a list scrolled a little);
 3. same package, class, resource id and bounds, for elements whose content is *expected* to change
-   (fields being typed into, switches and check boxes, elements with no label of their own).
+   (fields being typed into, switches and check boxes, elements with no label of their own) — and for any
+   element when at least 80% of the screen matched by 1 or 2, so a "Follow" that turns into "Following"
+   keeps its ID while a list scrolled by a whole page does not hand old IDs to new rows.
 
 Everything else gets a fresh number above every ID used so far, so an old ID is never silently reused for
 a different element. When nothing at all matches the screen is new, and numbering starts again at 1.
@@ -31,6 +33,9 @@ class Identity:
     label: str
     bounds: Bounds
     volatile: bool   # content expected to change: match by place as well
+
+
+_SETTLED_SHARE = 0.8
 
 
 def _distance(a: Bounds, b: Bounds) -> int:
@@ -62,7 +67,9 @@ def assign_ids(current: Sequence[Identity], previous: Sequence[tuple[str, Identi
     if previous:
         match(lambda e: (e.package, e.cls, e.resource_id, e.label, e.bounds))
         match(lambda e: (e.package, e.cls, e.resource_id, e.label))
-        match(lambda e: (e.package, e.cls, e.resource_id, e.bounds), lambda e: e.volatile or not e.label)
+        settled = sum(i is not None for i in ids) >= _SETTLED_SHARE * len(current)
+        match(lambda e: (e.package, e.cls, e.resource_id, e.bounds),
+              None if settled else (lambda e: e.volatile or not e.label))
     if previous and all(i is None for i in ids):
         next_number = 1
     for k in range(len(current)):
