@@ -34,7 +34,8 @@ from tests.perception_fixtures import (
 )
 
 EXPECTED = {
-    SETTINGS_TOP: [("button", "Search settings"), ("button", "Network & internet · Wi‑Fi, mobile, data usage, and hotspot"),
+    SETTINGS_TOP: [("button", "Search settings"),
+                   ("button", "Network & internet · Wi‑Fi, mobile, data usage, and hotspot"),
                    ("button", "Battery · 100%"), ("scroll", "")],
     DATETIME_JA: [("switch", "日時を自動的に設定"), ("switch", "タイムゾーンを自動的に設定"), ("button", "上へ移動"),
                   ("button", "時刻 · 14:23")],

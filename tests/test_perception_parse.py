@@ -87,7 +87,7 @@ def test_truncated_dump_keeps_what_was_read_and_says_so() -> None:
 
 @pytest.mark.parametrize("text", ["", "   \n", "error: device offline", "<html><body>nope</body></html>"])
 def test_input_without_a_hierarchy_is_a_clear_error(text: str) -> None:
-    with pytest.raises(HierarchyParseError, match="empty|no UI hierarchy"):
+    with pytest.raises(HierarchyParseError, match=r"empty|no UI hierarchy"):
         parse_hierarchy(text)
 
 
