@@ -1,0 +1,113 @@
+"""Element maps of every screen the virtual phone's task suite passes through, checked against the
+phone's own touch dispatch: a tap at an element's tap point must reach that element."""
+
+from __future__ import annotations
+
+import pytest
+
+from relay_desktop.perception import WindowKind, build_element_map, current_dialog, focused_field, to_prompt_text
+from relay_desktop.sim.input_dispatch import _takes_touch
+from relay_desktop.sim.phone import VirtualPhone
+from relay_desktop.sim.tasks import ALL_TASKS, PhoneDriver, Task
+from relay_desktop.sim.views import hit_test
+
+
+class _CheckingDriver(PhoneDriver):
+    """Checks the element map of every screen the oracle looks at, on the live phone."""
+
+    def __init__(self, phone: VirtualPhone) -> None:
+        super().__init__(phone)
+        self.screens = 0
+        self.keyboard_screens = 0
+        self.dialog_screens = 0
+        self.previous = None
+
+    async def dump_hierarchy(self) -> str:
+        xml = await super().dump_hierarchy()
+        element_map = build_element_map(xml, previous=self.previous)
+        self.previous = element_map
+        self.screens += 1
+        self._check_taps(element_map)
+        self._check_keyboard(element_map)
+        self._check_dialog(element_map)
+        return xml
+
+    def _check_taps(self, element_map) -> None:  # type: ignore[no-untyped-def]
+        for element in element_map:
+            if not (element.node.clickable and element.node.enabled) or element.role in ("scroll", "pager"):
+                continue
+            x, y = element.tap
+            window = self.phone.input._window_at(x, y)
+            assert window is not None, element
+            target = hit_test(window.root, x, y, _takes_touch)
+            assert target is not None, f"a tap at {element.tap} reaches nothing: {element}"
+            reached = target.visible.uiautomator()
+            assert reached in {n.bounds.uiautomator() for n in element.sources}, (
+                f"a tap on {element} at {element.tap} reaches {target.cls} {reached}\n{to_prompt_text(element_map)}")
+
+    def _check_keyboard(self, element_map) -> None:  # type: ignore[no-untyped-def]
+        keyboard = element_map.keyboard
+        if not self.phone.keyboard_shown:
+            assert keyboard is None
+            return
+        self.keyboard_screens += 1
+        assert keyboard is not None
+        for element in element_map:
+            if element.window is not WindowKind.KEYBOARD:
+                assert not keyboard.contains_point(*element.tap), element
+                assert not keyboard.contains(element.bounds), f"{element} lies under the keyboard"
+        field = focused_field(element_map)
+        assert field is not None and field.role == "field"
+
+    def _check_dialog(self, element_map) -> None:  # type: ignore[no-untyped-def]
+        windows = self.phone.windows()
+        if not any(w.kind == "dialog" for w in windows):
+            return
+        self.dialog_screens += 1
+        dialog = current_dialog(element_map)
+        assert dialog is not None and dialog.buttons
+        app_elements = [e for e in element_map if e.window is WindowKind.APP]
+        assert not app_elements, f"elements under a modal dialog: {app_elements}"
+
+
+@pytest.mark.parametrize("task", ALL_TASKS, ids=[t.id for t in ALL_TASKS])
+async def test_every_screen_of_every_task_has_reachable_tap_points(task: Task) -> None:
+    phone = VirtualPhone()
+    task.setup(phone)
+    driver = _CheckingDriver(phone)
+    await driver.dump_hierarchy()
+    await task.oracle(driver)
+    await driver.dump_hierarchy()
+    assert driver.screens >= 2
+    assert task.check(phone), "the oracle must still solve the task"
+
+
+async def test_the_tour_covers_keyboards_and_dialogs() -> None:
+    keyboards = dialogs = 0
+    for task in ALL_TASKS:
+        phone = VirtualPhone()
+        task.setup(phone)
+        driver = _CheckingDriver(phone)
+        await task.oracle(driver)
+        keyboards += driver.keyboard_screens
+        dialogs += driver.dialog_screens
+    assert keyboards >= 5 and dialogs >= 1
+
+
+async def test_ids_hold_while_typing_into_a_field() -> None:
+    phone = VirtualPhone()
+    phone.launch("com.google.android.keep")
+    driver = PhoneDriver(phone)
+    first = build_element_map(await driver.dump_hierarchy())
+    create = first.find("New note")
+    assert create, to_prompt_text(first)
+    await driver.tap(*create[0].tap)
+    editor = build_element_map(await driver.dump_hierarchy(), previous=first)
+    title = next(e for e in editor if e.role == "field" and e.label == "Title")
+    await driver.tap(*title.tap)
+    await driver.type_text("Groceries")
+    typed = build_element_map(await driver.dump_hierarchy(), previous=editor)
+    same = next(e for e in typed if e.role == "field" and e.label == "Title")
+    assert same.id == title.id and same.value == "Groceries"
+    unchanged = {e.id for e in editor if e.window is WindowKind.APP} - {title.id}
+    assert unchanged <= {e.id for e in typed}
