@@ -10,11 +10,36 @@ from relay_desktop.perception.hashes import layout_hash, screen_signature, seman
 from relay_desktop.perception.parse import HierarchyParseError, parse_hierarchy
 from relay_desktop.perception.render import to_json, to_json_text, to_prompt_text
 from relay_desktop.perception.screen import Dialog, current_dialog, focused_field, keyboard_region, sign_in_screen
+from relay_desktop.perception.screenshot import PreparedScreenshot, prepare_screenshot, prepare_screenshot_async
 from relay_desktop.perception.tree import UINode, UITree, UIWindow, WindowKind
 
 __all__ = [
-    "MAX_ELEMENTS", "Bounds", "Dialog", "Element", "ElementChange", "ElementDiff", "ElementMap",
-    "HierarchyParseError", "UINode", "UITree", "UIWindow", "WindowKind", "build_element_map",
-    "current_dialog", "diff_maps", "focused_field", "keyboard_region", "layout_hash", "parse_hierarchy",
-    "screen_signature", "semantic_fingerprint", "sign_in_screen", "to_json", "to_json_text", "to_prompt_text",
+    "MAX_ELEMENTS",
+    "Bounds",
+    "Dialog",
+    "Element",
+    "ElementChange",
+    "ElementDiff",
+    "ElementMap",
+    "HierarchyParseError",
+    "PreparedScreenshot",
+    "UINode",
+    "UITree",
+    "UIWindow",
+    "WindowKind",
+    "build_element_map",
+    "current_dialog",
+    "diff_maps",
+    "focused_field",
+    "keyboard_region",
+    "layout_hash",
+    "parse_hierarchy",
+    "prepare_screenshot",
+    "prepare_screenshot_async",
+    "screen_signature",
+    "semantic_fingerprint",
+    "sign_in_screen",
+    "to_json",
+    "to_json_text",
+    "to_prompt_text",
 ]
