@@ -208,7 +208,8 @@ def _finish(draft: _Draft, tree: UITree, vis: Visibility) -> Element | None:
     window = tree.windows[node.window].kind
     interactive = node.interactive or any(n.interactive for n in draft.merged)
     bounds = node.bounds.intersect(tree.screen) if not tree.screen.empty else node.bounds
-    visible = max(pieces, key=lambda p: p.area)
+    # The visible part the tap lands in (the tap may avoid nested controls in the largest part).
+    visible = next((p for p in pieces if p.contains_point(*tap)), max(pieces, key=lambda p: p.area))
     if window is WindowKind.KEYBOARD:
         priority = 5
     elif role == "field" or role_node.focused:
