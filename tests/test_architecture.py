@@ -35,3 +35,11 @@ def test_the_device_layer_does_not_depend_on_the_virtual_phone() -> None:
     offenders = [str(p.relative_to(PACKAGE)) for p in (PACKAGE / "device").rglob("*.py")
                  if any(m.startswith("relay_desktop.sim") for m in imported_modules(p))]
     assert offenders == []
+
+
+def test_perception_reads_dumps_and_pictures_only() -> None:
+    # Perception turns dumps into element maps for any source (phone, simulator, saved file): it may not
+    # reach into the device layer or the simulator, so it stays testable and reusable offline.
+    offenders = [str(p.relative_to(PACKAGE)) for p in (PACKAGE / "perception").rglob("*.py")
+                 if any(m.startswith(("relay_desktop.sim", "relay_desktop.device")) for m in imported_modules(p))]
+    assert offenders == []
