@@ -200,7 +200,8 @@ async def _run_elements(args: argparse.Namespace) -> int:
     try:
         element_map = build_element_map(data)
     except HierarchyParseError as exc:
-        print(f"relay-desktop elements: {args.dump}: {exc}", file=sys.stderr)
+        source = "standard input" if args.dump == "-" else args.dump
+        print(f"relay-desktop elements: {source}: {exc}", file=sys.stderr)
         return 1
     for warning in element_map.tree.warnings:
         print(f"warning: {warning}", file=sys.stderr)
