@@ -56,7 +56,7 @@ def t3a_list(tree: UITree) -> str:
     index = 0
     for node in tree.nodes:
         b = node.bounds
-        if not node.visible or b.empty or not screen.contains(b.intersect(screen)) or b.intersect(screen).empty:
+        if not node.visible or b.intersect(screen).empty:
             continue
 
         def value(text: str) -> str:

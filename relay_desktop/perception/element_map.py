@@ -14,7 +14,7 @@ Cap (200 by default): when a screen has more, elements are kept by priority, the
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from relay_desktop.perception.geometry import Bounds
 from relay_desktop.perception.ids import Identity, assign_ids
@@ -207,7 +207,7 @@ def _finish(draft: _Draft, tree: UITree, vis: Visibility) -> Element | None:
     tap = tap_point(pieces, avoid) or node.bounds.center
     window = tree.windows[node.window].kind
     interactive = node.interactive or any(n.interactive for n in draft.merged)
-    bounds = node.bounds.intersect(tree.screen) if not tree.screen.empty else node.bounds
+    bounds = tree.on_screen(node.bounds)
     # The visible part the tap lands in (the tap may avoid nested controls in the largest part).
     visible = next((p for p in pieces if p.contains_point(*tap)), max(pieces, key=lambda p: p.area))
     if window is WindowKind.KEYBOARD:
@@ -228,7 +228,6 @@ def _merged_flags(node: UINode, merged: list[UINode]) -> UINode:
     if not merged:
         return node
     # States of the wrapper and the wrapped button describe one control; any "on" flag is the control's.
-    from dataclasses import replace
     return replace(node, checked=node.checked or any(m.checked for m in merged),
                    selected=node.selected or any(m.selected for m in merged),
                    checkable=node.checkable or any(m.checkable for m in merged),

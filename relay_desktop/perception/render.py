@@ -14,7 +14,9 @@ from collections import Counter
 from typing import Any
 
 from relay_desktop.perception.element_map import Element, ElementMap
+from relay_desktop.perception.hashes import layout_hash, semantic_fingerprint
 from relay_desktop.perception.labels import humanize_id
+from relay_desktop.perception.screen import current_dialog, focused_field
 from relay_desktop.perception.tree import UINode, WindowKind
 
 __all__ = ["element_line", "to_json", "to_json_text", "to_prompt_text"]
@@ -127,9 +129,6 @@ def element_json(element: Element) -> dict[str, Any]:
 
 def to_json(element_map: ElementMap) -> dict[str, Any]:
     """Everything the overlay and the inspector show: full attributes and bounds of every element."""
-    from relay_desktop.perception.hashes import layout_hash, semantic_fingerprint
-    from relay_desktop.perception.screen import current_dialog, focused_field
-
     dialog = current_dialog(element_map)
     focused = focused_field(element_map)
     tree = element_map.tree

@@ -129,6 +129,10 @@ class UITree:
         """Bottom-most first."""
         return sorted(self.windows, key=lambda w: (w.kind.layer, w.index))
 
+    def on_screen(self, bounds: Bounds) -> Bounds:
+        """``bounds`` clipped to the screen (unclipped when the dump gave no screen size)."""
+        return bounds if self.screen.empty else bounds.intersect(self.screen)
+
     def window_of(self, node: UINode) -> UIWindow:
         return self.windows[node.window]
 

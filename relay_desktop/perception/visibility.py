@@ -73,7 +73,6 @@ def compute_visibility(tree: UITree, keyboard: Bounds | None = None) -> Visibili
     for ns in clickables_by_window.values():
         ns.sort(key=lambda n: n.paint)
     clickable_paints = {w: [n.paint for n in ns] for w, ns in clickables_by_window.items()}
-    screen = tree.screen
     hidden_window = {w.index for w in tree.windows if w.kind is WindowKind.OVERLAY}
     invisible_until = -1   # end order of an invisible ancestor's subtree
     for node in tree.nodes:
@@ -92,7 +91,7 @@ def compute_visibility(tree: UITree, keyboard: Bounds | None = None) -> Visibili
         if node.bounds.empty:
             drop("zero-area")
             continue
-        clipped = node.bounds.intersect(screen) if not screen.empty else node.bounds
+        clipped = tree.on_screen(node.bounds)
         if clipped.empty:
             drop("off-screen")
             continue
