@@ -78,6 +78,19 @@ def _parser() -> argparse.ArgumentParser:
     elements.add_argument("--screenshot", metavar="PNG", help="the screenshot taken with the dump")
     elements.add_argument("--marks", metavar="OUT.png", help="write the screenshot with element IDs drawn on it")
     elements.set_defaults(command="elements", handler=_run_elements)
+
+    check = commands.add_parser(
+        "check-provider", help="test an LLM provider's API key and model",
+        description="Send a one-word request with each API key of a provider and say plainly whether it "
+                    "answered: invalid key, no network, unknown model or rate limited. Keys come from the OS "
+                    "keyring (service relay-desktop) or ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY / "
+                    "GOOGLE_API_KEY. Exits with 0 only when the provider answered.")
+    check.add_argument("provider", help="anthropic, openai or gemini; or any name for an OpenAI-compatible "
+                                        "server given with --base-url (Ollama, vLLM, LM Studio, OpenRouter)")
+    check.add_argument("--model", help="the model id to try (default: the provider's default fast model)")
+    check.add_argument("--base-url", help="the server's URL, e.g. http://localhost:11434/v1 for Ollama")
+    check.add_argument("--timeout", type=float, default=20.0, help="seconds to wait for an answer (default 20)")
+    check.set_defaults(command="check-provider", handler=_run_check_provider)
     return parser
 
 
@@ -231,6 +244,27 @@ def _write_marks(element_map: object, screenshot: str, out: str) -> int:
         return 2
     print(f"marks written to {out}", file=sys.stderr)
     return 0
+
+
+async def _run_check_provider(args: argparse.Namespace) -> int:
+    from relay_desktop.llm.check import check_provider
+    from relay_desktop.llm.config import builtin_provider
+
+    try:
+        settings = builtin_provider(args.provider.strip().lower(), args.base_url)
+    except ValueError as exc:
+        print(f"relay-desktop check-provider: {exc}", file=sys.stderr)
+        return 2
+    if args.timeout <= 0:
+        print("relay-desktop check-provider: --timeout must be positive", file=sys.stderr)
+        return 2
+    results = await check_provider(settings, args.model, timeout=args.timeout)
+    for result in results:
+        mark = "✓" if result.ok else "✗"
+        key = f" ({result.key})" if result.key else ""
+        verdict = "" if result.ok else f"{result.status}: "
+        print(f"{mark} {result.provider}/{result.model}{key}: {verdict}{result.message}", flush=True)
+    return 0 if results and all(r.ok for r in results) else 1
 
 
 async def _run_tasks(args: argparse.Namespace) -> int:
