@@ -14,6 +14,7 @@ import pytest
 from relay_desktop.device.adb_server import AdbServer
 from relay_desktop.sim.config import PhoneConfig
 from relay_desktop.sim.service import VirtualPhoneService
+from tests.fake_llm import FakeLLMServer
 
 
 def free_port() -> int:
@@ -69,3 +70,27 @@ async def sim(adb_server: AdbTestServer) -> AsyncIterator[VirtualPhoneService]:
         yield service
     finally:
         await service.stop()
+
+
+# Environment the three SDKs (and the app's key store) read: keys, base URLs, Vertex/Bedrock switches, extra
+# headers, API versions. A developer's real key must never reach a test, and a base URL must never send one away.
+_LLM_ENV_PREFIXES = ("ANTHROPIC_", "OPENAI_", "AZURE_OPENAI_", "GOOGLE_GENAI_", "GOOGLE_CLOUD_", "GEMINI_")
+_LLM_ENV_NAMES = ("GOOGLE_API_KEY", "GOOGLE_GEMINI_BASE_URL", "GOOGLE_VERTEX_BASE_URL",
+                  "GOOGLE_APPLICATION_CREDENTIALS", "AWS_BEARER_TOKEN_BEDROCK", "CLOUD_ML_REGION", "OPENROUTER_API_KEY",
+                  # A proxy would get the requests meant for 127.0.0.1 if it were not excluded.
+                  "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
+
+
+@pytest.fixture
+def fake_llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLMServer]:
+    """A fresh fake LLM server (tests/fake_llm) on 127.0.0.1, with provider credentials cleared from the env.
+
+    Function-scoped: a new server per test, so no test sees another's script or requests (starting one takes
+    about a millisecond). The test fails if the fake server itself raised while handling a request."""
+    for name in list(os.environ):
+        if name.startswith(_LLM_ENV_PREFIXES) or name in _LLM_ENV_NAMES:
+            monkeypatch.delenv(name)
+    with FakeLLMServer() as server:
+        yield server
+    if server.errors:
+        pytest.fail("the fake LLM server failed internally:\n" + "\n".join(server.errors), pytrace=False)
