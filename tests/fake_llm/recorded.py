@@ -220,10 +220,13 @@ def _join_text(content: Any) -> str:
 
 
 def _b64(data: str) -> bytes:
+    # google-genai encodes bytes URL-safe ("-" and "_"), the others use the standard alphabet; accept both, and
+    # missing padding too.
+    data = "".join(data.split()).replace("-", "+").replace("_", "/")
     try:
-        return base64.b64decode(data, validate=False)
-    except (binascii.Error, ValueError):
-        return b""
+        return base64.b64decode(data + "=" * (-len(data) % 4), validate=True)
+    except (binascii.Error, ValueError) as error:
+        raise ValueError(f"fake server: the request's image is not valid base64: {error}") from None
 
 
 def _lower_types(schema: Any) -> Any:

@@ -60,7 +60,7 @@ class FakeLLMServer:
 
     def start(self) -> FakeLLMServer:
         self._httpd = _HTTPServer((self.host, 0), _Handler, self)
-        self._serve_thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
+        self._serve_thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.01},
                                               name=f"fake-llm:{self.port}", daemon=True)
         self._serve_thread.start()
         return self
@@ -315,11 +315,11 @@ class FakeLLMServer:
                 return "done"
             try:
                 readable, _, _ = select.select([sock], [], [], min(remaining, _POLL))
-                # A readable socket with nothing to read is a closed one (the client's FIN or RST).
+                # A readable socket with nothing to read is a closed one (the client's FIN or RST)...
                 if readable and not sock.recv(1, socket.MSG_PEEK):
-                    return "gone"
+                    return "stopping" if self._stopping.is_set() else "gone"  # ...or one stop() shut down
             except (OSError, ValueError):
-                return "gone"
+                return "stopping" if self._stopping.is_set() else "gone"
             if readable:  # bytes from the client mid-request (nothing sends those); avoid spinning on them
                 self._stopping.wait(min(remaining, _POLL))
         return "stopping"
@@ -341,6 +341,9 @@ def _read_body(handler: BaseHTTPRequestHandler, headers: Headers) -> bytes:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive, as the SDKs' connection pools expect
+    # Buffered, so headers and body leave in one write on flush(): two small writes meet Nagle's algorithm and the
+    # client's delayed ACK, which costs 40 ms per response.
+    wbufsize = -1
     server: _HTTPServer
 
     def _dispatch(self) -> None:
@@ -367,6 +370,8 @@ class _HTTPServer(ThreadingHTTPServer):
     def process_request(self, request: Any, client_address: Any) -> None:
         thread = threading.Thread(target=self.process_request_thread, args=(request, client_address),
                                   name=f"fake-llm-conn:{client_address[1]}", daemon=True)
+        with contextlib.suppress(OSError):
+            request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # see _Handler.wbufsize
         with self._track_lock:
             self._sockets.add(request)
             self._conn_threads = [t for t in self._conn_threads if t.is_alive()]
