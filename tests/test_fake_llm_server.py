@@ -226,18 +226,23 @@ ERRORS: dict[tuple[str, str], tuple[int, type[Exception], str]] = {
     ("anthropic", "rate_limit"): (429, anthropic.RateLimitError, "rate_limit_error"),
     ("anthropic", "server"): (500, anthropic.InternalServerError, "api_error"),
     ("anthropic", "overloaded"): (529, anthropic.OverloadedError, "overloaded_error"),
+    ("anthropic", "quota"): (400, anthropic.BadRequestError, "invalid_request_error"),  # "credit balance is too low"
+    ("anthropic", "permission"): (403, anthropic.PermissionDeniedError, "permission_error"),
     ("openai", "invalid_request"): (400, openai.BadRequestError, "invalid_request_error"),
     ("openai", "invalid_key"): (401, openai.AuthenticationError, "invalid_api_key"),
     ("openai", "not_found"): (404, openai.NotFoundError, "model_not_found"),
     ("openai", "rate_limit"): (429, openai.RateLimitError, "rate_limit_exceeded"),
     ("openai", "quota"): (429, openai.RateLimitError, "insufficient_quota"),
     ("openai", "server"): (500, openai.InternalServerError, "server_error"),
+    ("openai", "overloaded"): (503, openai.InternalServerError, "server_error"),
     ("gemini", "invalid_request"): (400, genai_errors.ClientError, "INVALID_ARGUMENT"),
     ("gemini", "invalid_key"): (400, genai_errors.ClientError, "INVALID_ARGUMENT"),
     ("gemini", "not_found"): (404, genai_errors.ClientError, "NOT_FOUND"),
     ("gemini", "rate_limit"): (429, genai_errors.ClientError, "RESOURCE_EXHAUSTED"),
     ("gemini", "server"): (500, genai_errors.ServerError, "INTERNAL"),
     ("gemini", "overloaded"): (503, genai_errors.ServerError, "UNAVAILABLE"),
+    ("gemini", "quota"): (429, genai_errors.ClientError, "RESOURCE_EXHAUSTED"),
+    ("gemini", "permission"): (403, genai_errors.ClientError, "PERMISSION_DENIED"),
 }
 
 
@@ -337,6 +342,21 @@ async def test_model_list_for_test_connection(sdk: Sdk, fake_llm: FakeLLMServer)
         assert names == ["m-large", "m-small"]
     assert fake_llm.last.provider == sdk.provider and fake_llm.last.answered_with == "models_list"
     assert fake_llm.remaining == 0 and fake_llm.last.method == "GET"
+
+
+async def test_streaming_is_refused_visibly(sdk: Sdk, fake_llm: FakeLLMServer) -> None:
+    fake_llm.script(Reply.text("unused"))
+    with pytest.raises(Exception, match="streaming is not supported"):
+        if sdk.provider == "anthropic":
+            await within(10, sdk.client.messages.create(model="m", max_tokens=5, stream=True,
+                                                         messages=[{"role": "user", "content": "hi"}]))
+        elif sdk.provider == "openai":
+            await within(10, sdk.client.chat.completions.create(model="m", stream=True,
+                                                                 messages=[{"role": "user", "content": "hi"}]))
+        else:
+            async for _ in await within(10, sdk.client.aio.models.generate_content_stream(model="m", contents="hi")):
+                pass
+    assert fake_llm.remaining == 1 and fake_llm.last.answered_with == "stream_refused"
 
 
 async def test_unknown_endpoint_is_a_404(fake_llm: FakeLLMServer) -> None:
