@@ -482,8 +482,8 @@ async def test_requests_are_served_concurrently(fake_llm: FakeLLMServer) -> None
     assert sorted(r.provider for r in fake_llm.requests) == ["anthropic", "anthropic", "gemini", "openai"]
 
 
-async def test_stopping_the_server_releases_a_hanging_request() -> None:
-    server = FakeLLMServer().start()
+async def test_stopping_the_server_releases_a_hanging_request(fake_llm: FakeLLMServer) -> None:
+    server = FakeLLMServer().start()  # a second server, stopped mid-request (fake_llm is here for its clean env)
     client = make_client("openai", server)
     try:
         server.script(Reply.hang())
