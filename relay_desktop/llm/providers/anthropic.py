@@ -13,7 +13,7 @@ from relay_desktop.llm.types import Completion, LLMRequest, Message, OutputMode,
 
 class AnthropicProvider(Provider[anthropic.AsyncAnthropic]):
     kind = "anthropic"
-    modes = (OutputMode.TOOL, OutputMode.THINK_ANSWER, OutputMode.JSON_TEXT)
+    modes = (OutputMode.TOOL, OutputMode.JSON_SCHEMA, OutputMode.THINK_ANSWER, OutputMode.JSON_TEXT)
     default_base_url = "https://api.anthropic.com"
 
     def _new_client(self, api_key: str | None) -> anthropic.AsyncAnthropic:
@@ -29,7 +29,7 @@ class AnthropicProvider(Provider[anthropic.AsyncAnthropic]):
         kwargs: dict[str, Any] = {
             "model": model,
             "max_tokens": request.max_tokens,
-            "temperature": request.temperature,
+            # No temperature: SDK 2.x dropped the parameter (the API picks it per model).
             # The system prompt is the long, unchanging part of every agent call: caching it makes each call
             # cheaper and faster once it passes the provider's minimum cacheable length.
             "system": [{"type": "text", "text": self.system_prompt(request, mode),
@@ -41,10 +41,12 @@ class AnthropicProvider(Provider[anthropic.AsyncAnthropic]):
             kwargs["tools"] = [{"name": contract.name, "description": contract.description,
                                 "input_schema": contract.schema}]
             kwargs["tool_choice"] = {"type": "tool", "name": contract.name}
+        elif mode is OutputMode.JSON_SCHEMA and request.contract is not None:
+            kwargs["output_config"] = {"format": {"type": "json_schema", "schema": request.contract.schema}}
         message = await self.client(api_key).messages.create(**kwargs)
         return _completion(message)
 
-    def translate(self, error: Exception, model: str) -> LLMError:
+    def translate(self, error: Exception, model: str) -> LLMError | None:
         if isinstance(error, anthropic.APITimeoutError):
             return self.timeout_error(model)
         if isinstance(error, anthropic.APIConnectionError):
@@ -52,7 +54,7 @@ class AnthropicProvider(Provider[anthropic.AsyncAnthropic]):
         if isinstance(error, anthropic.APIStatusError):
             message, code = error_message(error.body, error.response.reason_phrase or "")
             return self.status_error(error.status_code, message, model, error.response.headers, code)
-        return self.unreadable_response(model, f"{type(error).__name__}: {error}")
+        return super().translate(error, model)
 
 
 def _message(message: Message) -> dict[str, Any]:

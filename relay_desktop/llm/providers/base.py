@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import logging
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any, ClassVar, Generic, TypeVar
 from urllib.parse import urlsplit
+
+import httpx2
+import pydantic
 
 from relay_desktop.llm.config import ProviderKind, ProviderSettings
 from relay_desktop.llm.errors import (
@@ -68,6 +72,8 @@ class Provider(ABC, Generic[ClientT]):
             raise
         except Exception as error:  # the SDKs raise many types; each becomes one of ours
             translated = self.translate(error, model)
+            if translated is None:
+                raise  # not a provider failure but a bug of ours (a TypeError, say): never retry it
             log.debug("%s/%s: %s: %s", self.name, model, type(error).__name__, redact(str(error)))
             raise translated from None  # the SDK's exception carries the request, key header included
 
@@ -75,8 +81,18 @@ class Provider(ABC, Generic[ClientT]):
     async def _complete(self, request: LLMRequest, model: str, api_key: str | None,
                         mode: OutputMode) -> Completion: ...
 
-    @abstractmethod
-    def translate(self, error: Exception, model: str) -> LLMError: ...
+    def translate(self, error: Exception, model: str) -> LLMError | None:
+        """Our error for an SDK's exception, or None when `error` is not a provider failure at all.
+
+        Subclasses handle their SDK's classes first and call this for what is left: what every SDK lets
+        through unwrapped (a 200 whose body is not JSON, or a body of the wrong shape)."""
+        if isinstance(error, json.JSONDecodeError | pydantic.ValidationError):
+            return self.unreadable_response(model, f"{type(error).__name__}: {error}")
+        if isinstance(error, httpx2.TimeoutException | TimeoutError):
+            return self.timeout_error(model)
+        if isinstance(error, httpx2.TransportError | ConnectionError):
+            return self.connection_error(error, model)
+        return None
 
     @abstractmethod
     def _new_client(self, api_key: str | None) -> ClientT: ...

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx2
 from google import genai
 from google.genai import errors as genai_errors
 from google.genai import types as genai_types
@@ -83,17 +82,13 @@ class GeminiProvider(Provider[genai.Client]):
             stop_reason=str(getattr(finish, "value", finish)) if finish is not None else None,
         )
 
-    def translate(self, error: Exception, model: str) -> LLMError:
-        if isinstance(error, httpx2.TimeoutException | TimeoutError):
-            return self.timeout_error(model)
-        if isinstance(error, httpx2.TransportError | ConnectionError):
-            return self.connection_error(error, model)
+    def translate(self, error: Exception, model: str) -> LLMError | None:
         if isinstance(error, genai_errors.APIError):
             message, code = error_message(error.details, error.message or "")
             response = getattr(error, "response", None)
             headers = getattr(response, "headers", None)
             return self.status_error(error.code, message, model, headers, f"{code} {error.status or ''}".strip())
-        return self.unreadable_response(model, f"{type(error).__name__}: {error}")
+        return super().translate(error, model)
 
 
 def _content(message: Message) -> genai_types.Content:

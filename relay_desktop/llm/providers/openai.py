@@ -28,7 +28,8 @@ class OpenAIProvider(Provider[openai.AsyncOpenAI]):
 
     @property
     def compatible_server(self) -> bool:
-        return self.settings.base_url is not None
+        # The built-in "openai" provider is OpenAI even through a proxy URL; any other name is some other server.
+        return self.settings.name != "openai"
 
     def _new_client(self, api_key: str | None) -> openai.AsyncOpenAI:
         # Local servers ignore the key, but the SDK insists on one.
@@ -95,7 +96,7 @@ class OpenAIProvider(Provider[openai.AsyncOpenAI]):
             stop_reason=choice.finish_reason,
         )
 
-    def translate(self, error: Exception, model: str) -> LLMError:
+    def translate(self, error: Exception, model: str) -> LLMError | None:
         if isinstance(error, openai.APITimeoutError):
             return self.timeout_error(model)
         if isinstance(error, openai.APIConnectionError):
@@ -106,7 +107,7 @@ class OpenAIProvider(Provider[openai.AsyncOpenAI]):
             if isinstance(translated, BadRequest) and self.compatible_server and _mentions_tools(message):
                 translated.unsupported_tools = True
             return translated
-        return self.unreadable_response(model, f"{type(error).__name__}: {error}")
+        return super().translate(error, model)
 
 
 def _mentions_tools(message: str) -> bool:
