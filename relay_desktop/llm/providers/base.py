@@ -141,6 +141,8 @@ class Provider(ABC, Generic[ClientT]):
             wait = f" (the server asks to wait {retry_after:.3g} s)" if retry_after is not None else ""
             return RateLimited(f"{self.name} is rate limiting requests{wait}: {message}", retry_after=retry_after,
                                **who)
+        if status in (400, 402) and ("credit balance" in lowered or "billing" in lowered):
+            return QuotaExhausted(f"{self.name}: the account is out of credit: {message}", **who)
         if status == 402:
             return QuotaExhausted(f"{self.name}: payment required: {message}", **who)
         if status in (408, 409) or status >= 500:
