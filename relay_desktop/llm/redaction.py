@@ -21,7 +21,7 @@ _ordered: list[str] = []  # longest first, so a key that contains another is rep
 _PATTERNS = [
     re.compile(r"(?<![A-Za-z0-9])sk-ant-[A-Za-z0-9_\-]{16,}"),  # Anthropic
     re.compile(r"(?<![A-Za-z0-9])sk-(?:proj-|svcacct-|or-v1-)?[A-Za-z0-9_\-]{20,}"),  # OpenAI, OpenRouter
-    re.compile(r"(?<![A-Za-z0-9])AIza[0-9A-Za-z_\-]{35}"),  # Google API keys
+    re.compile(r"(?<![A-Za-z0-9])AIza[0-9A-Za-z_\-]{35,}"),  # Google API keys
     re.compile(r"(?i)(\bbearer\s+)[A-Za-z0-9._~+/=\-]{8,}"),
     re.compile(r"(?i)((?:x-api-key|x-goog-api-key|api[-_]key|authorization)[\"']?\s*[:=]\s*[\"']?)"
                r"(?!bearer\s)[^\s\"',;}]{8,}"),
