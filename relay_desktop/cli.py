@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from relay_desktop import __version__
+from relay_desktop.llm.redaction import install_redaction
 
 if TYPE_CHECKING:
     from relay_desktop.device.adb_server import AdbServer
@@ -26,6 +27,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if getattr(args, "verbose", False) else logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    install_redaction()  # before anything can log a key
     if args.command is None:
         parser.print_help()
         print("\nNo phone? Start the built-in virtual phone:  relay-desktop sim")
