@@ -43,3 +43,25 @@ def test_perception_reads_dumps_and_pictures_only() -> None:
     offenders = [str(p.relative_to(PACKAGE)) for p in (PACKAGE / "perception").rglob("*.py")
                  if any(m.startswith(("relay_desktop.sim", "relay_desktop.device")) for m in imported_modules(p))]
     assert offenders == []
+
+
+def test_llm_knows_nothing_of_phones() -> None:
+    # The model layer serves the agent, not the other way round: it may not depend on the device layer, the
+    # simulator, perception or the agent, so any caller (agent, settings window, check-provider) can use it.
+    banned = ("relay_desktop.sim", "relay_desktop.device", "relay_desktop.perception", "relay_desktop.agent",
+              "relay_desktop.runs", "relay_desktop.ui")
+    offenders = [str(p.relative_to(PACKAGE)) for p in (PACKAGE / "llm").rglob("*.py")
+                 if any(m.startswith(banned) for m in imported_modules(p))]
+    assert offenders == []
+
+
+def test_sdk_imports_stay_in_their_provider_module() -> None:
+    # Provider differences stay inside one module per provider.
+    sdks = {"anthropic": "anthropic.py", "openai": "openai.py", "google": "gemini.py"}
+    offenders = []
+    for path in (PACKAGE / "llm").rglob("*.py"):
+        for module in imported_modules(path):
+            root = module.split(".")[0]
+            if root in sdks and not (path.parent.name == "providers" and path.name == sdks[root]):
+                offenders.append(f"{path.relative_to(PACKAGE)}: {module}")
+    assert offenders == []
