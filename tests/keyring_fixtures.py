@@ -19,6 +19,22 @@ import pytest
 import secretstorage
 
 INSTALL_HINT = "install gnome-keyring and dbus (Debian/Ubuntu: apt install gnome-keyring dbus)"
+# A session bus without service directories: asking for the Secret Service before our daemon has claimed
+# its name must fail and be retried, not auto-start a second, locked gnome-keyring (which then wants a GUI
+# prompt and makes ours exit).
+_BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <listen>unix:dir={home}</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+  </policy>
+</busconfig>
+"""
 _ENV_NAMES = ("HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_RUNTIME_DIR", "DBUS_SESSION_BUS_ADDRESS")
 
 
@@ -35,8 +51,11 @@ def private_keyring(*, locked: bool = False) -> Iterator[keyring.backends.Secret
            "XDG_RUNTIME_DIR": f"{home}/run"}
     os.makedirs(env["XDG_RUNTIME_DIR"], mode=0o700)
     saved = {name: os.environ.get(name) for name in _ENV_NAMES}
-    bus = subprocess.Popen(["dbus-daemon", "--session", "--nofork", "--print-address=1"], stdout=subprocess.PIPE,
-                           stdin=subprocess.DEVNULL, text=True, env={**os.environ, **env})
+    config = os.path.join(home, "bus.conf")
+    with open(config, "w", encoding="utf-8") as file:
+        file.write(_BUS_CONFIG.format(home=home))
+    bus = subprocess.Popen(["dbus-daemon", f"--config-file={config}", "--nofork", "--print-address=1"],
+                           stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, env={**os.environ, **env})
     daemon = None
     try:
         assert bus.stdout is not None
