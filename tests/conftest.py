@@ -15,7 +15,7 @@ from relay_desktop.device.adb_server import AdbServer
 from relay_desktop.sim.config import PhoneConfig
 from relay_desktop.sim.service import VirtualPhoneService
 from tests.fake_llm import FakeLLMServer
-from tests.keyring_fixtures import locked_secret_service, secret_service  # noqa: F401  (fixtures)
+from tests.keyring_fixtures import keyring_daemon, locked_secret_service, secret_service  # noqa: F401  (fixtures)
 
 
 def free_port() -> int:
