@@ -25,6 +25,7 @@ import keyring.backends.fail
 import keyring.backends.null
 import keyring.errors
 
+from relay_desktop.llm.errors import NoApiKey
 from relay_desktop.llm.redaction import redact_exception, register_secret
 
 log = logging.getLogger(__name__)
@@ -46,6 +47,13 @@ def check_provider(provider: str) -> str:
     if not provider or provider != provider.strip().lower() or "/" in provider or any(c.isspace() for c in provider):
         raise ValueError(f"provider name {provider!r} must be lowercase, without spaces or '/'")
     return provider
+
+
+def no_key_error(provider: str) -> NoApiKey:
+    """What to tell a user whose provider has no key: where to add one, and which variable would do."""
+    env = " or ".join(ENV_VARS.get(provider, ()))
+    hint = f", or set {env}" if env else ""
+    return NoApiKey(f"No API key for {provider}: add one in Settings{hint}.", provider=provider)
 
 
 class ApiKey:

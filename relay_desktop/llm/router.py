@@ -25,13 +25,12 @@ from relay_desktop.llm.errors import (
     InvalidApiKey,
     InvalidOutput,
     LLMError,
-    NoApiKey,
     NoModelConfigured,
     PermissionDenied,
     QuotaExhausted,
     RateLimited,
 )
-from relay_desktop.llm.keys import ENV_VARS, KeyPool, KeyStore
+from relay_desktop.llm.keys import KeyPool, KeyStore, no_key_error
 from relay_desktop.llm.output import parse_completion, repair_prompt
 from relay_desktop.llm.providers import Provider, create_provider
 from relay_desktop.llm.retry import backoff_delay
@@ -169,7 +168,7 @@ class ModelRouter:
                 if key is None:
                     wait = pool.next_ready_in()
                     if wait is None:  # every key was refused
-                        raise last_error or self._no_key(provider.name)
+                        raise last_error or no_key_error(provider.name)
                     retries += 1
                     await self._pause(last_error or RateLimited(f"{ref}: every key is cooling down after rate "
                                                                 "limits", provider=ref.provider, model=ref.model),
@@ -238,15 +237,9 @@ class ModelRouter:
             if not keys:
                 if not provider.settings.needs_key:
                     return None
-                raise self._no_key(name)
+                raise no_key_error(name)
             self._pools[name] = KeyPool(keys, clock=self._clock)
         return self._pools[name]
-
-    @staticmethod
-    def _no_key(provider: str) -> NoApiKey:
-        env = " or ".join(ENV_VARS.get(provider, ()))
-        hint = f", or set {env}" if env else ""
-        return NoApiKey(f"No API key for {provider}: add one in Settings{hint}.", provider=provider)
 
     def _emit(self, kind: EventKind, ref: ModelRef, message: str, delay: float = 0.0) -> None:
         log.info("%s", message)
