@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, cast
 
+from relay_desktop.llm.keys import check_provider
 from relay_desktop.llm.retry import RetryPolicy
 from relay_desktop.llm.types import ROLES, OutputMode, Role
 
@@ -34,8 +35,7 @@ class ProviderSettings:
     needs_key: bool = True  # local servers take no key
 
     def __post_init__(self) -> None:
-        if not self.name or self.name != self.name.strip().lower() or "/" in self.name:
-            raise ValueError(f"provider name {self.name!r} must be lowercase, without spaces or '/'")
+        check_provider(self.name)  # it names the keyring entry too, so one rule serves both
         if self.kind not in PROVIDER_KINDS:
             raise ValueError(f"unknown provider kind {self.kind!r}; expected one of {', '.join(PROVIDER_KINDS)}")
         if self.timeout <= 0:
