@@ -141,6 +141,15 @@ def _split(text: str | None) -> list[str]:
     return [line.strip() for line in (text or "").splitlines() if line.strip()]
 
 
+def _typed_keys(keys: Iterable[str]) -> list[str]:
+    """Keys as the user gave them (one per item or per line), cleaned and deduplicated, and registered for
+    redaction before anything can fail and print them."""
+    values = list(dict.fromkeys(line for key in keys for line in _split(key)))
+    for value in values:
+        register_secret(value)
+    return values
+
+
 def _backend_name(backend: object) -> str:
     return f"{type(backend).__module__}.{type(backend).__name__}"
 
@@ -247,9 +256,7 @@ class KeyStore:
         """Store `keys` in the keyring, replacing what was stored (none: delete the entry). Raises
         keyring.errors.KeyringError with a message for the user when the keyring cannot take them."""
         check_provider(provider)
-        values = list(dict.fromkeys(line for key in keys for line in _split(key)))
-        for value in values:
-            register_secret(value)
+        values = _typed_keys(keys)
         backend, reason = _resolve(self.backend)
         if reason is not None:
             raise keyring.errors.KeyringError(reason)
@@ -281,9 +288,7 @@ class KeyStore:
     def set_session_keys(self, provider: str, keys: Iterable[str]) -> None:
         """Keys kept in memory only, until the app quits (when no keyring is available, or by choice)."""
         check_provider(provider)
-        values = list(dict.fromkeys(line for key in keys for line in _split(key)))
-        for value in values:
-            register_secret(value)
+        values = _typed_keys(keys)
         self._session[provider] = values
 
     async def akeys(self, provider: str) -> list[ApiKey]:
