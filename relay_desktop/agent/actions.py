@@ -1,0 +1,241 @@
+"""Actions as tools: every action the agent can take has a name, a description and a parameter schema.
+
+The fast agent answers with a :class:`SemanticActionPlan` — a short list of steps, each one of these actions.
+Every step is validated against its action's own schema before anything reaches the phone, and element IDs
+resolve to the element's visible tap point in the screen the plan was made for. A bad step (an unknown
+action, a missing parameter, an element that is not on the screen) is a :class:`StepError` with a message
+meant for the model: the orchestrator records it as a failed step and tells the model what went wrong.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import jsonschema
+
+from relay_desktop.llm.types import OutputContract
+from relay_desktop.perception import Bounds, Element, ElementMap
+
+__all__ = ["ACTIONS", "MAX_STEPS_PER_PLAN", "PLAN_CONTRACT", "ActionSpec", "ResolvedStep", "SemanticActionPlan",
+           "Step", "StepError", "parse_plan", "resolve_step"]
+
+MAX_STEPS_PER_PLAN = 5
+DIRECTIONS = ("up", "down", "left", "right")
+KEYS = ("enter", "search", "delete", "tab", "escape", "volume_up", "volume_down", "power", "camera")
+
+
+@dataclass(frozen=True)
+class ActionSpec:
+    name: str
+    description: str
+    params: dict[str, Any]                 # JSON schema of each parameter
+    required: tuple[str, ...] = ()
+    targets_element: bool = False           # resolves an element id to a point
+    ends_plan: bool = False                 # nothing after it in a plan runs (the screen is no longer known)
+
+    @property
+    def schema(self) -> dict[str, Any]:
+        return {"type": "object", "properties": {"action": {"const": self.name}, **self.params},
+                "required": ["action", *self.required], "additionalProperties": False}
+
+    def tool(self) -> dict[str, Any]:
+        """The action as a tool definition (name, description, JSON-schema parameters)."""
+        params = {"type": "object", "properties": self.params, "required": list(self.required)}
+        return {"name": self.name, "description": self.description, "parameters": params}
+
+
+_ELEMENT = {"type": "string", "description": "an element id from the screen's element list, e.g. \"e12\""}
+_POINT = {"type": "integer", "minimum": 0, "description": "screen pixel; only when no element fits"}
+
+ACTIONS: dict[str, ActionSpec] = {spec.name: spec for spec in (
+    ActionSpec("tap", "Tap an element (or, only when no element fits, a screen point x, y).",
+               {"element": _ELEMENT, "x": _POINT, "y": _POINT}, targets_element=True),
+    ActionSpec("long_press", "Press and hold an element (opens context menus, starts selection).",
+               {"element": _ELEMENT, "x": _POINT, "y": _POINT}, targets_element=True),
+    ActionSpec("type", "Type text into a field: taps the field first when an element is given.",
+               {"element": _ELEMENT, "text": {"type": "string"},
+                "clear": {"type": "boolean", "description": "delete the field's current text first"},
+                "submit": {"type": "boolean", "description": "press Enter after typing"}},
+               required=("text",), targets_element=True),
+    ActionSpec("swipe", "Move a finger across the screen in a direction (the content moves with the finger).",
+               {"direction": {"enum": list(DIRECTIONS)}, "element": _ELEMENT}, required=("direction",),
+               targets_element=True),
+    ActionSpec("scroll", "Scroll to reveal more content in a direction: 'down' shows what is below.",
+               {"direction": {"enum": list(DIRECTIONS)}, "element": _ELEMENT}, required=("direction",),
+               targets_element=True),
+    ActionSpec("press_key", "Press a key: enter, search, delete, tab, escape, volume or power keys.",
+               {"key": {"enum": list(KEYS)}}, required=("key",)),
+    ActionSpec("back", "Press the Back button (also hides the keyboard).", {}),
+    ActionSpec("home", "Go to the home screen.", {}, ends_plan=True),
+    ActionSpec("recent_apps", "Show the recent apps.", {}, ends_plan=True),
+    ActionSpec("launch_app", "Open an installed app by its name or package.",
+               {"app": {"type": "string", "minLength": 1}}, required=("app",), ends_plan=True),
+    ActionSpec("wait", "Wait for something to load.",
+               {"seconds": {"type": "number", "minimum": 0.1, "maximum": 10}}, required=("seconds",)),
+    ActionSpec("ask_user", "Ask the user a question and wait for the answer (missing details, sign-in).",
+               {"question": {"type": "string", "minLength": 1}}, required=("question",), ends_plan=True),
+    ActionSpec("complete", "The task is done; say what was achieved.",
+               {"summary": {"type": "string"}}, required=("summary",), ends_plan=True),
+    ActionSpec("fail", "The task cannot be done; say why.",
+               {"reason": {"type": "string"}}, required=("reason",), ends_plan=True),
+)}
+
+_ALL_PARAMS: dict[str, Any] = {}
+for _spec in ACTIONS.values():
+    for _name, _schema in _spec.params.items():
+        _ALL_PARAMS.setdefault(_name, _schema)
+
+# One flat step object (the action name plus every parameter) rather than a oneOf per action: every provider's
+# structured-output mode accepts it, and each step is then checked against its own action's schema.
+STEP_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"action": {"enum": list(ACTIONS)}, **_ALL_PARAMS},
+    "required": ["action"],
+}
+
+PLAN_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "thinking": {"type": "string", "description": "what the screen shows and why these steps"},
+        "reflection": {"type": "string", "description": "one critical line: did the last action do what you wanted?"},
+        "steps": {"type": "array", "items": STEP_SCHEMA, "minItems": 1, "maxItems": MAX_STEPS_PER_PLAN},
+    },
+    "required": ["thinking", "steps"],
+}
+
+PLAN_CONTRACT = OutputContract(
+    "act", "The next steps to carry out on the phone, from the current screen.", PLAN_SCHEMA)
+
+
+class StepError(Exception):
+    """A step that cannot run: told to the model as a failed step, never a crash."""
+
+
+@dataclass(frozen=True)
+class Step:
+    action: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def element(self) -> str | None:
+        value = self.params.get("element")
+        return str(value).strip().lower() if value else None
+
+    @property
+    def spec(self) -> ActionSpec:
+        return ACTIONS[self.action]
+
+    def describe(self) -> str:
+        """One line for logs and history: ``tap e12``, ``type e3 "milk"``, ``launch_app "Clock"``."""
+        p = self.params
+        parts = [self.action]
+        if self.element:
+            parts.append(self.element)
+        elif "x" in p and "y" in p:
+            parts.append(f"({p['x']},{p['y']})")
+        for key in ("direction", "key", "app"):
+            if key in p:
+                parts.append(str(p[key]))
+        for key in ("text", "question", "summary", "reason"):
+            if key in p:
+                text = str(p[key])
+                parts.append('"' + (text if len(text) <= 60 else text[:57] + "…") + '"')
+        if p.get("clear"):
+            parts.append("clear")
+        if p.get("submit"):
+            parts.append("submit")
+        if "seconds" in p:
+            parts.append(f"{p['seconds']}s")
+        return " ".join(parts)
+
+    def key(self) -> str:
+        """What makes two steps 'the same action' for loop detection (text included, thinking not)."""
+        return self.describe()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"action": self.action, **self.params}
+
+    @classmethod
+    def of(cls, action: str, **params: Any) -> Step:
+        return cls(action, dict(params))
+
+
+@dataclass(frozen=True)
+class SemanticActionPlan:
+    steps: tuple[Step, ...]
+    thinking: str = ""
+    reflection: str = ""
+    source: str = "model"                    # "model" or "fallback" (the rule-based planner)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"thinking": self.thinking, "reflection": self.reflection,
+                "steps": [s.to_json() for s in self.steps]}
+
+
+def _check_step(raw: Any, index: int) -> Step:
+    if not isinstance(raw, dict):
+        raise StepError(f"step {index + 1} is not an object")
+    name = raw.get("action")
+    if name not in ACTIONS:
+        known = ", ".join(ACTIONS)
+        raise StepError(f"step {index + 1}: unknown action {name!r}; use one of {known}")
+    # Models often add empty or null parameters another action would use; they mean "not given".
+    params = {k: v for k, v in raw.items() if k != "action" and v not in (None, "")}
+    spec = ACTIONS[name]
+    extra = sorted(set(params) - set(spec.params))
+    for key in extra:
+        del params[key]
+    try:
+        jsonschema.validate({"action": name, **params}, spec.schema)
+    except jsonschema.ValidationError as exc:
+        where = ".".join(str(p) for p in exc.absolute_path) or "step"
+        raise StepError(f"step {index + 1} ({name}): {where}: {exc.message}") from None
+    if spec.targets_element and name in ("tap", "long_press") and "element" not in params \
+            and not ("x" in params and "y" in params):
+        raise StepError(f"step {index + 1} ({name}): give an element id")
+    return Step(name, params)
+
+
+def parse_plan(data: dict[str, Any], source: str = "model") -> SemanticActionPlan:
+    """A plan from the model's validated answer; raises :class:`StepError` for the first bad step."""
+    raw_steps = data.get("steps") or []
+    if not raw_steps:
+        raise StepError("the plan has no steps")
+    steps = tuple(_check_step(raw, i) for i, raw in enumerate(raw_steps[:MAX_STEPS_PER_PLAN]))
+    # Steps after one that changes the whole screen were planned for a screen that will be gone.
+    for i, step in enumerate(steps):
+        if step.spec.ends_plan:
+            steps = steps[:i + 1]
+            break
+    return SemanticActionPlan(steps, str(data.get("thinking") or ""), str(data.get("reflection") or ""), source)
+
+
+@dataclass(frozen=True)
+class ResolvedStep:
+    """A step with its element found on the current screen: where to touch and what it looked like."""
+
+    step: Step
+    target: Element | None
+    point: tuple[int, int] | None
+    bounds: Bounds | None
+
+
+def resolve_step(step: Step, element_map: ElementMap) -> ResolvedStep:
+    """Find the step's element on this screen; an unknown id is a :class:`StepError` naming what is there."""
+    if step.element:
+        target = element_map.get(step.element)
+        if target is None:
+            ids = [e.id for e in element_map.interactive()]
+            shown = ", ".join(ids[:12]) + (" …" if len(ids) > 12 else "")
+            raise StepError(f"element {step.element} is not on the current screen "
+                            f"(interactive elements: {shown or 'none'})")
+        return ResolvedStep(step, target, target.tap, target.visible)
+    p = step.params
+    if "x" in p and "y" in p:
+        screen = element_map.screen
+        x, y = int(p["x"]), int(p["y"])
+        if screen.width and not screen.contains_point(x, y):
+            raise StepError(f"point ({x},{y}) is off the screen ({screen.width}x{screen.height})")
+        return ResolvedStep(step, element_map.element_at(x, y), (x, y), None)
+    return ResolvedStep(step, None, None, None)

@@ -1,0 +1,49 @@
+"""One look at the phone: the screen as the agent saw it at one moment, with the hashes its guards use."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from relay_desktop.device.models import DeviceContext
+from relay_desktop.perception import ElementMap, PreparedScreenshot, layout_hash, screen_signature
+from relay_desktop.perception import semantic_fingerprint as fingerprint_of
+
+__all__ = ["LAUNCHER_HINTS", "Observation"]
+
+# Package name fragments of home-screen apps (AOSP, Pixel, Samsung, Xiaomi, ...); the virtual phone's is
+# com.android.launcher3.
+LAUNCHER_HINTS = ("launcher", "nexuslauncher", "trebuchet", ".home", "miui.home")
+
+
+@dataclass(frozen=True, eq=False)
+class Observation:
+    element_map: ElementMap
+    screenshot: PreparedScreenshot | None
+    context: DeviceContext
+    captured_at: float            # monotonic seconds
+    capture_ms: float             # wall time of the concurrent capture
+    layout_hash: str
+    fingerprint: str
+    signature: str
+
+    @classmethod
+    def of(cls, element_map: ElementMap, screenshot: PreparedScreenshot | None, context: DeviceContext,
+           captured_at: float, capture_ms: float) -> Observation:
+        return cls(element_map, screenshot, context, captured_at, capture_ms, layout_hash(element_map),
+                   fingerprint_of(element_map), screen_signature(element_map))
+
+    @property
+    def app(self) -> str:
+        """Package of the app in front (from the window manager, else from the dump)."""
+        if self.context.current_app is not None:
+            return self.context.current_app.package
+        packages = [p for p in self.element_map.tree.packages if p != "com.android.systemui"]
+        return packages[0] if packages else ""
+
+    @property
+    def keyboard_shown(self) -> bool:
+        return self.context.keyboard_shown or self.element_map.keyboard is not None
+
+    @property
+    def on_launcher(self) -> bool:
+        return any(hint in self.app for hint in LAUNCHER_HINTS)
