@@ -144,6 +144,14 @@ class Device:
             raise ValueError(f"unknown key {key!r}: use an Android key name like BACK, HOME, ENTER or a key code")
         await self.shell(f"input keyevent {code}", check=True)
 
+    async def press_keys(self, *keys: int | str) -> None:
+        """Several key presses in one round trip (``input keyevent A B C``), e.g. End then Delete × n."""
+        codes = [keycode(k.strip().upper() if isinstance(k, str) else k) for k in keys]
+        if 0 in codes:
+            raise ValueError(f"unknown key in {keys!r}: use Android key names like BACK, ENTER, DEL or key codes")
+        if codes:
+            await self.shell("input keyevent " + " ".join(map(str, codes)), check=True)
+
     async def type_text(self, text: str) -> None:
         """Type into the focused field. ASCII only on this path (raises UnsupportedTextError otherwise)."""
         steps = type_steps(text)

@@ -1,0 +1,89 @@
+"""Start, pause, resume, stop and steer a run from outside it (the window's buttons, Ctrl+C, a test).
+
+Pause is cooperative: the run holds at its next checkpoint, which comes after the device action in
+progress, never in the middle of one. Stop is not: it cancels the run's task, which aborts an LLM call in
+flight at once; ``stop()`` returns only when the run has finished, so no device command is sent after it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Literal
+
+__all__ = ["RunControl", "RunStopped"]
+
+State = Literal["idle", "running", "paused", "stopping", "finished"]
+
+
+class RunStopped(Exception):
+    """Raised at a checkpoint once stop was asked for."""
+
+
+class RunControl:
+    def __init__(self) -> None:
+        self.state: State = "idle"
+        self._resume = asyncio.Event()
+        self._resume.set()
+        self._stop_requested = False
+        self._task: asyncio.Task[object] | None = None
+        self._messages: list[str] = []
+        self.on_change: Callable[[State, str], None] | None = None
+
+    @property
+    def stop_requested(self) -> bool:
+        return self._stop_requested
+
+    def bind(self, task: asyncio.Task[object]) -> None:
+        self._task = task
+        self._set("running")
+
+    def _set(self, state: State, reason: str = "") -> None:
+        if state != self.state:
+            self.state = state
+            if self.on_change is not None:
+                self.on_change(state, reason)
+
+    def pause(self, reason: str = "paused by the user") -> None:
+        if self.state == "running":
+            self._resume.clear()
+            self._set("paused", reason)
+
+    def resume(self) -> None:
+        if self.state == "paused":
+            self._resume.set()
+            self._set("running", "resumed")
+
+    def steer(self, message: str) -> None:
+        """A message from the user to the running agent; it reads it on its next step."""
+        if message.strip():
+            self._messages.append(message.strip())
+
+    def take_messages(self) -> list[str]:
+        messages, self._messages = self._messages, []
+        return messages
+
+    async def stop(self, timeout: float = 5.0) -> None:
+        """Cancel the run and wait until it has finished (its last events emitted)."""
+        if self._stop_requested or self._task is None:
+            self._stop_requested = True
+            return
+        self._stop_requested = True
+        self._set("stopping", "stopped by the user")
+        self._resume.set()
+        task = self._task
+        if task is not asyncio.current_task():
+            task.cancel()
+            await asyncio.wait({task}, timeout=timeout)
+
+    async def checkpoint(self) -> None:
+        """Between device actions and model calls: hold while paused, raise once stopped."""
+        if self._stop_requested:
+            raise RunStopped
+        if not self._resume.is_set():
+            await self._resume.wait()
+            if self._stop_requested:
+                raise RunStopped
+
+    def finished(self) -> None:
+        self._set("finished")

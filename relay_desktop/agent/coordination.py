@@ -1,0 +1,183 @@
+"""When the planning agent is consulted: the spec's five trigger points, and nothing else.
+
+1. Initial planning, launched on iteration 1 without waiting; the fast agent acts on its own until the
+   result arrives, and it is adopted at the top of the first iteration that finds it done.
+2. Progress stall: after ``progress_every`` stale iterations the fast model is asked whether the run is
+   progressing; if not, recovery planning is launched — both in the background.
+3. Step failures: ``failure_replan`` failures since the last plan (and as many iterations since the last
+   consultation) launch recovery planning in the background.
+4. Wrong task: a completion check that says the agent did something else counts as three failures, so
+   (3) fires at once.
+5. Last resort: in the final iterations, with failures since the last plan, one *blocking* consultation.
+
+Adopting a result pins it as the first conversation message and makes it the guidance prepended to the
+task in every fast-agent prompt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+
+from relay_desktop.agent.conversation import Conversation
+from relay_desktop.agent.events import Event, GuidanceUpdated, LogLine, Verification
+from relay_desktop.agent.observation import Observation
+from relay_desktop.agent.planning import PlanningAgent, PlanningResult
+from relay_desktop.agent.settings import AgentSettings
+from relay_desktop.agent.verifiers import ProgressChecker
+from relay_desktop.device.models import AppInfo
+from relay_desktop.llm.errors import LLMError
+
+__all__ = ["PlanningCoordinator"]
+
+log = logging.getLogger(__name__)
+
+
+class PlanningCoordinator:
+    def __init__(self, task: str, run_id: str, planner: PlanningAgent | None, checker: ProgressChecker | None,
+                 settings: AgentSettings, conversation: Conversation, emit: Callable[[Event], None],
+                 apps: Callable[[], Awaitable[list[AppInfo]]], knowledge: Callable[[], Awaitable[str]]) -> None:
+        self.task = task
+        self.run_id = run_id
+        self.planner = planner
+        self.checker = checker
+        self.settings = settings
+        self.conversation = conversation
+        self._emit = emit
+        self._apps = apps
+        self._knowledge = knowledge
+        self.current: PlanningResult | None = None
+        self.guidance = ""
+        self.failure_context: list[str] = []
+        self.failures_since_last_plan = 0
+        self.stale_iterations = 0
+        self.last_plan_consult = 0
+        self.last_progress_check = 0
+        self.last_resort_consulted = False
+        self._pending: asyncio.Task[PlanningResult | None] | None = None
+        self._pending_trigger = ""
+        self._progress: asyncio.Task[None] | None = None
+
+    @property
+    def enabled(self) -> bool:
+        return self.planner is not None and self.settings.planning
+
+    @property
+    def pending(self) -> bool:
+        return self._pending is not None and not self._pending.done()
+
+    def add_failure(self, description: str) -> None:
+        self.failure_context.append(description)
+
+    def cancel(self) -> None:
+        for task in (self._pending, self._progress):
+            if task is not None and not task.done():
+                task.cancel()
+
+    # ------------------------------------------------------------ launching
+
+    def start_initial(self, observation: Observation, iteration: int) -> None:
+        """Trigger 1: iteration 1, in the background — the fast agent does not wait."""
+        if self.enabled and self._pending is None and self.current is None:
+            self._launch("initial", observation, iteration)
+
+    def _launch(self, trigger: str, observation: Observation, iteration: int) -> None:
+        assert self.planner is not None
+        self.last_plan_consult = iteration
+        self._pending_trigger = trigger
+        self._pending = asyncio.get_running_loop().create_task(self._consult(trigger, observation),
+                                                               name=f"planning-{trigger}")
+        self._emit(LogLine(run_id=self.run_id, step=iteration, message=f"Planning agent consulted ({trigger})"))
+
+    async def _consult(self, trigger: str, observation: Observation) -> PlanningResult | None:
+        assert self.planner is not None
+        apps, knowledge = await asyncio.gather(self._apps(), self._knowledge())
+        try:
+            if trigger == "initial":
+                return await self.planner.plan_initial(self.task, observation, apps, knowledge)
+            return await self.planner.plan_recovery(self.task, observation, apps, list(self.failure_context),
+                                                    self.current, knowledge, trigger=trigger)
+        except LLMError as exc:
+            # Guidance is a help, not a requirement: the fast agent carries on without it.
+            self._emit(LogLine(run_id=self.run_id, level="warning",
+                               message=f"Planning agent unavailable ({trigger}): {exc}"))
+            return None
+
+    def adopt(self, iteration: int) -> PlanningResult | None:
+        """Top of every iteration: take a finished planning result, if one is waiting."""
+        task = self._pending
+        if task is None or not task.done():
+            return None
+        self._pending = None
+        if task.cancelled() or task.exception() is not None:
+            if not task.cancelled():
+                log.warning("planning failed: %r", task.exception())
+            return None
+        result = task.result()
+        if result is not None:
+            self._apply(result, self._pending_trigger, iteration)
+        return result
+
+    def _apply(self, result: PlanningResult, trigger: str, iteration: int) -> None:
+        self.current = result
+        self.guidance = result.to_guidance_text()
+        self.conversation.pin(result.pinned_message(self.task))
+        self.failures_since_last_plan = 0
+        self.stale_iterations = 0
+        self._emit(GuidanceUpdated(run_id=self.run_id, step=iteration, trigger=trigger, guidance=self.guidance,
+                                   approach=result.recommended.name))
+
+    # ------------------------------------------------------------ triggers 2-5
+
+    def tick(self, observation: Observation, iteration: int, recent: Sequence[str]) -> None:
+        """Trigger 2, checked every iteration: a background progress check once the run has gone stale."""
+        self.stale_iterations += 1
+        if (self.checker is None or not self.enabled or self.pending
+                or (self._progress is not None and not self._progress.done())):
+            return
+        every = self.settings.progress_every
+        if self.stale_iterations >= every and iteration - self.last_progress_check >= every:
+            self.last_progress_check = iteration
+            self._progress = asyncio.get_running_loop().create_task(
+                self._check_progress(observation, iteration, list(recent)), name="progress-check")
+
+    async def _check_progress(self, observation: Observation, iteration: int, recent: list[str]) -> None:
+        assert self.checker is not None
+        try:
+            verdict = await self.checker.check(self.task, observation, recent)
+        except LLMError as exc:
+            self._emit(LogLine(run_id=self.run_id, level="warning", message=f"Progress check failed: {exc}"))
+            return
+        self._emit(Verification(run_id=self.run_id, step=iteration, check="progress", ok=verdict.ok,
+                                reason=verdict.reason))
+        if verdict.ok:
+            self.stale_iterations = 0
+            return
+        self.add_failure(f"Progress check (iter {iteration}): {verdict.reason}")
+        if not self.pending:
+            self._launch("stall", observation, iteration)
+
+    def note_failures(self, count: int, observation: Observation, iteration: int) -> None:
+        """Triggers 3 and 4: step failures (a wrong-task verdict counts 3) may launch recovery planning."""
+        self.failures_since_last_plan += count
+        if (self.enabled and not self.pending
+                and self.failures_since_last_plan >= self.settings.failure_replan
+                and iteration - self.last_plan_consult >= self.settings.failure_replan):
+            self._launch("failures", observation, iteration)
+
+    async def last_resort(self, observation: Observation, iteration: int) -> None:
+        """Trigger 5: the only blocking consultation, when few iterations are left and things went wrong."""
+        if (not self.enabled or self.last_resort_consulted or self.failures_since_last_plan <= 0
+                or iteration < self.settings.max_steps - self.settings.last_resort_window):
+            return
+        self.last_resort_consulted = True
+        if self._pending is not None:
+            self._pending.cancel()
+            self._pending = None
+        self.last_plan_consult = iteration
+        self._emit(LogLine(run_id=self.run_id, step=iteration,
+                           message="Planning agent consulted (last resort, waiting for it)"))
+        result = await self._consult("last_resort", observation)
+        if result is not None:
+            self._apply(result, "last_resort", iteration)

@@ -1,0 +1,118 @@
+"""Carry out one resolved step on the phone.
+
+Device failures that are the step's fault (no such app, text adb cannot type) become :class:`StepError`
+with a message for the model; a phone that went away stays a ``DeviceError`` for the orchestrator to end
+the run with. Before every device command the run's stop flag is checked, so nothing reaches the phone
+once stop was asked for.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+
+from relay_desktop.agent.actions import ResolvedStep, StepError
+from relay_desktop.agent.control import RunControl, RunStopped
+from relay_desktop.agent.observation import Observation
+from relay_desktop.agent.ports import Phone
+from relay_desktop.device.errors import AppNotFoundError, CommandFailedError, UnsupportedTextError
+from relay_desktop.perception import Bounds
+
+__all__ = ["Executor"]
+
+_KEYS = {"enter": "ENTER", "search": "SEARCH", "delete": "DEL", "tab": "TAB", "escape": "ESCAPE",
+         "volume_up": "VOLUME_UP", "volume_down": "VOLUME_DOWN", "power": "POWER", "camera": "CAMERA"}
+_SYSTEM_KEYS = {"back": "BACK", "home": "HOME", "recent_apps": "APP_SWITCH"}
+SWIPE_MS = 350
+
+
+class Executor:
+    def __init__(self, phone: Phone, control: RunControl) -> None:
+        self.phone = phone
+        self.control = control
+        self.launched: str | None = None       # package of the last app opened with launch_app
+
+    async def _send(self, command: Callable[[], Awaitable[object]]) -> None:
+        if self.control.stop_requested:
+            raise RunStopped
+        await command()
+
+    async def run(self, resolved: ResolvedStep, observation: Observation) -> str:
+        """Perform the step; returns what was done, in words for the log and the model."""
+        step, phone = resolved.step, self.phone
+        action = step.action
+        try:
+            if action in ("tap", "long_press"):
+                assert resolved.point is not None
+                x, y = resolved.point
+                if action == "tap":
+                    await self._send(lambda: phone.tap(x, y))
+                else:
+                    await self._send(lambda: phone.long_press(x, y))
+                return f"{action.replace('_', ' ')} at ({x},{y})"
+            if action == "type":
+                return await self._type(resolved)
+            if action in ("swipe", "scroll"):
+                return await self._swipe(resolved, observation)
+            if action == "press_key":
+                await self._send(lambda: phone.press_key(_KEYS[step.params["key"]]))
+                return f"pressed {step.params['key']}"
+            if action in _SYSTEM_KEYS:
+                await self._send(lambda: phone.press_key(_SYSTEM_KEYS[action]))
+                return f"pressed {action.replace('_', ' ')}"
+            if action == "launch_app":
+                package = ""
+
+                async def launch() -> None:
+                    nonlocal package
+                    package = await phone.launch_app(str(step.params["app"]))
+                await self._send(launch)
+                self.launched = package
+                return f"opened {package}"
+            if action == "wait":
+                await asyncio.sleep(float(step.params["seconds"]))
+                return f"waited {step.params['seconds']} s"
+        except AppNotFoundError as exc:
+            raise StepError(f"{exc}. Pick an app from the installed apps list.") from None
+        except UnsupportedTextError as exc:
+            raise StepError(f"{exc}") from None
+        except CommandFailedError as exc:
+            raise StepError(f"the phone refused '{step.describe()}': {exc}") from None
+        raise StepError(f"'{action}' is not carried out on the phone")
+
+    async def _type(self, resolved: ResolvedStep) -> str:
+        step, phone = resolved.step, self.phone
+        text = str(step.params["text"])
+        done = []
+        if resolved.point is not None:
+            x, y = resolved.point
+            await self._send(lambda: phone.tap(x, y))
+            done.append("tapped the field")
+        current = resolved.target.value if resolved.target is not None else ""
+        if step.params.get("clear") and current:
+            # End, then one Delete per character: works on every Android, unlike select-all shortcuts.
+            await self._send(lambda: phone.press_keys("MOVE_END", *["DEL"] * (len(current) + 2)))
+            done.append("cleared it")
+        if text:
+            await self._send(lambda: phone.type_text(text))
+            done.append(f'typed "{text}"')
+        if step.params.get("submit"):
+            await self._send(lambda: phone.press_key("ENTER"))
+            done.append("pressed Enter")
+        return ", ".join(done)
+
+    async def _swipe(self, resolved: ResolvedStep, observation: Observation) -> str:
+        step = resolved.step
+        area: Bounds = resolved.target.visible if resolved.target is not None else observation.element_map.screen
+        direction = str(step.params["direction"])
+        if step.action == "scroll":
+            # Scrolling down reveals what is below: the finger moves up.
+            direction = {"down": "up", "up": "down", "left": "right", "right": "left"}[direction]
+        cx, cy = area.center
+        dx, dy = int(area.width * 0.3), int(area.height * 0.3)
+        start, end = {
+            "up": ((cx, cy + dy), (cx, cy - dy)), "down": ((cx, cy - dy), (cx, cy + dy)),
+            "left": ((cx + dx, cy), (cx - dx, cy)), "right": ((cx - dx, cy), (cx + dx, cy)),
+        }[direction]
+        await self._send(lambda: self.phone.swipe(*start, *end, SWIPE_MS))
+        return f"{step.action}ed {step.params['direction']}" if step.action == "scroll" else f"swiped {direction}"

@@ -1,0 +1,287 @@
+"""The agent loop: capture → element map → plan → check → act → verify, until the task is done.
+
+One run is one asyncio task. Each iteration captures the screenshot, the UI dump and the app in front
+concurrently, builds the element map (IDs carried over from the previous step), runs the loop guards and
+the planning triggers, asks the fast agent (or the rule-based fallback planner) for a short plan, and
+carries it out step by step through the safety gates. Whether a step took effect is judged on the next
+iteration's capture — the one the next plan needs anyway — so verification costs no extra round trip.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+import uuid
+from typing import Any
+
+from relay_desktop.agent.actions import PLAN_CONTRACT, SemanticActionPlan, StepError, parse_plan
+from relay_desktop.agent.context import DeviceContextCache
+from relay_desktop.agent.control import RunControl, RunStopped
+from relay_desktop.agent.conversation import Conversation
+from relay_desktop.agent.coordination import PlanningCoordinator
+from relay_desktop.agent.events import (
+    EventBus,
+    LogLine,
+    Outcome,
+    PlanReceived,
+    RunFinished,
+    RunStarted,
+    RunStateChanged,
+    ScreenCaptured,
+    StepStarted,
+    Verification,
+)
+from relay_desktop.agent.executor import Executor
+from relay_desktop.agent.guards import LoopGuards
+from relay_desktop.agent.knowledge import AppKnowledgeCache
+from relay_desktop.agent.observation import Observation
+from relay_desktop.agent.planning import PlanningAgent
+from relay_desktop.agent.ports import Models, Phone
+from relay_desktop.agent.prompts import fast_system_prompt, fast_user_prompt
+from relay_desktop.agent.recovery import StepRunner
+from relay_desktop.agent.safety import Handlers
+from relay_desktop.agent.settings import MAX_TASK_CHARS, AgentSettings, RunResult
+from relay_desktop.agent.verifiers import CompletionVerifier, ProgressChecker
+from relay_desktop.device.errors import DeviceError
+from relay_desktop.llm.costs import CostMeter
+from relay_desktop.llm.errors import AllProvidersFailed, InvalidOutput, LLMError
+from relay_desktop.llm.types import ImagePart, LLMRequest, Message
+from relay_desktop.perception import ElementMap, build_element_map, diff_maps, prepare_screenshot_async
+
+__all__ = ["Orchestrator"]
+
+log = logging.getLogger(__name__)
+
+
+class RunFinishedSignal(Exception):
+    def __init__(self, outcome: Outcome, reason: str) -> None:
+        super().__init__(reason)
+        self.outcome = outcome
+        self.reason = reason
+
+
+class Orchestrator:
+    def __init__(self, phone: Phone, models: Models | None, *, settings: AgentSettings | None = None,
+                 bus: EventBus | None = None, handlers: Handlers | None = None,
+                 knowledge: AppKnowledgeCache | None = None, control: RunControl | None = None,
+                 run_id: str | None = None, describe_models: dict[str, Any] | None = None) -> None:
+        self.phone = phone
+        self.models = models
+        self.settings = settings or AgentSettings()
+        self.bus = bus or EventBus()
+        self.handlers = handlers or Handlers()
+        self.knowledge = knowledge
+        self.control = control or RunControl()
+        self.run_id = run_id or time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
+        self.describe_models = describe_models or {}
+        self.meter = CostMeter()
+        self.context = DeviceContextCache(phone)
+        self.control.on_change = lambda state, reason: self.emit(
+            RunStateChanged(run_id=self.run_id, state=state, reason=reason))
+        self.fallback_mode = models is None
+        self.consecutive_errors = 0
+        self.iteration = 0
+
+    def emit(self, event: Any) -> None:
+        self.bus.emit(event)
+
+    def log(self, message: str, level: str = "info") -> None:
+        self.emit(LogLine(run_id=self.run_id, message=message, level=level, step=self.iteration or None))
+
+    # ------------------------------------------------------------ lifecycle
+
+    async def run(self, task: str) -> RunResult:
+        task = task.strip()
+        started = time.monotonic()
+        current = asyncio.current_task()
+        if current is not None:
+            self.control.bind(current)  # type: ignore[arg-type]
+        self.emit(RunStarted(run_id=self.run_id, task=task[:MAX_TASK_CHARS], serial=self.phone.serial,
+                             max_steps=self.settings.max_steps,
+                             settings={"agent": self.settings.to_json(), "models": self.describe_models}))
+        self.task = task
+        outcome: Outcome
+        try:
+            outcome, reason = await self._run_checked(task)
+        except RunFinishedSignal as signal:
+            outcome, reason = signal.outcome, signal.reason
+        except (RunStopped, asyncio.CancelledError):
+            if not self.control.stop_requested:
+                raise
+            if current is not None and current.cancelling():
+                current.uncancel()
+            outcome, reason = "stopped", "stopped by the user"
+        except DeviceError as exc:
+            outcome, reason = "error", f"the phone stopped responding: {exc}"
+        finally:
+            coordinator = getattr(self, "coordinator", None)
+            if coordinator is not None:
+                coordinator.cancel()
+        usage = self.meter.usage
+        result = RunResult(self.run_id, task, outcome, reason, self.iteration, time.monotonic() - started,
+                           usage.input_tokens, usage.output_tokens, self.meter.cost_usd)
+        self.emit(RunFinished(run_id=self.run_id, outcome=outcome, reason=reason, steps=self.iteration,
+                              elapsed_s=result.elapsed_s, input_tokens=usage.input_tokens,
+                              output_tokens=usage.output_tokens, cost_usd=result.cost_usd))
+        self.control.finished()
+        return result
+
+    async def _run_checked(self, task: str) -> tuple[Outcome, str]:
+        if not task:
+            return "error", "the task is empty: say what the agent should do on the phone"
+        if len(task) > MAX_TASK_CHARS:
+            return "error", (f"the task is {len(task):,} characters long; the limit is {MAX_TASK_CHARS:,}. "
+                             "Describe what to do in a few sentences.")
+        self.conversation = Conversation(task)
+        self.guards = LoopGuards()
+        self.executor = Executor(self.phone, self.control)
+        planner = PlanningAgent(self.models, meter=self.meter) if self.models is not None else None
+        checker = ProgressChecker(self.models, self.meter) if self.models is not None else None
+        self.completion = CompletionVerifier(self.models, self.meter) if self.models is not None else None
+        self.coordinator = PlanningCoordinator(task, self.run_id, planner, checker, self.settings,
+                                               self.conversation, self.emit, self.context.installed_apps,
+                                               self._knowledge_text)
+        self._fallback: Any = None
+        self.steps = StepRunner(self)
+        if self.fallback_mode:
+            self.log("No model is configured: the rule-based fallback planner drives this run.", "warning")
+        previous: Observation | None = None
+        for iteration in range(1, self.settings.max_steps + 1):
+            self.iteration = iteration
+            await self.control.checkpoint()
+            self.emit(StepStarted(run_id=self.run_id, step=iteration, max_steps=self.settings.max_steps))
+            observation = await self._iteration(previous)
+            previous = observation
+        return "max_steps", (f"the task was not finished in {self.settings.max_steps} steps"
+                             + (f"; last problem: {self.coordinator.failure_context[-1]}"
+                                if self.coordinator.failure_context else ""))
+
+    async def _knowledge_text(self) -> str:
+        if self.knowledge is None:
+            return ""
+        apps = await self.context.installed_apps()
+        notes = await self.knowledge.notes_for(apps)
+        return self.knowledge.text(notes, apps)
+
+    # ------------------------------------------------------------ one iteration
+
+    async def _iteration(self, previous: Observation | None) -> Observation:
+        iteration, coordinator = self.iteration, self.coordinator
+        coordinator.adopt(iteration)
+        observation = await self.capture(previous.element_map if previous else None)
+        diff = diff_maps(previous.element_map, observation.element_map) if previous is not None else None
+        self.guards.observe(observation, diff is not None and diff.empty and self.steps.acted)
+        self.emit(ScreenCaptured(run_id=self.run_id, step=iteration, element_map=observation.element_map,
+                                 screenshot=observation.screenshot, app=observation.app,
+                                 layout_hash=observation.layout_hash, fingerprint=observation.fingerprint,
+                                 capture_ms=observation.capture_ms, diff_text=diff.to_text() if diff else ""))
+        notes: list[str] = []
+        if previous is not None:
+            notes += self.steps.review(previous, observation, diff)
+        if iteration == 1:
+            coordinator.start_initial(observation, iteration)
+        if await self.steps.self_heal(observation):
+            return observation
+        if self.guards.stuck() or self.guards.same_signature():
+            await self.steps.auto_recover(observation)
+            return observation
+        coordinator.tick(observation, iteration, self.steps.recent)
+        await coordinator.last_resort(observation, iteration)
+        notes += await self.steps.human_checks(observation)
+        plan = await self._plan(observation, diff.to_text() if diff else None, notes)
+        if plan is None:
+            self._count_error("no usable plan")
+            return observation
+        await self.steps.execute(plan, observation)
+        if self.settings.settle_s:
+            await asyncio.sleep(self.settings.settle_s)
+        return observation
+
+    def _count_error(self, what: str) -> None:
+        self.consecutive_errors += 1
+        limit = self.settings.consecutive_error_limit
+        if self.consecutive_errors >= limit:
+            raise RunFinishedSignal("failed", f"{limit} errors in a row; the last: {what}")
+
+    # ------------------------------------------------------------ capture
+
+    async def capture(self, previous: ElementMap | None) -> Observation:
+        """Screenshot, UI dump and the app in front, all at once: the wall time is the slowest of them."""
+        started = time.perf_counter()
+        want_shot = self.settings.screenshots
+        shot_task = asyncio.ensure_future(self.phone.screenshot()) if want_shot else None
+        try:
+            xml, context = await asyncio.gather(self.phone.dump_hierarchy(), self.context.current())
+            image = await shot_task if shot_task is not None else None
+        except BaseException:
+            if shot_task is not None:
+                shot_task.cancel()
+            raise
+        capture_ms = (time.perf_counter() - started) * 1000
+        element_map = await asyncio.to_thread(build_element_map, xml, previous)
+        screenshot = (await prepare_screenshot_async(image, max_bytes=self.settings.screenshot_max_bytes)
+                      if image is not None else None)
+        return Observation.of(element_map, screenshot, context, time.monotonic(), capture_ms)
+
+    # ------------------------------------------------------------ planning a step
+
+    async def _plan(self, observation: Observation, diff_text: str | None, notes: list[str]) -> \
+            SemanticActionPlan | None:
+        await self.control.checkpoint()
+        if self.fallback_mode:
+            if self._fallback is None:
+                from relay_desktop.agent.fallback import FallbackPlanner
+
+                self._fallback = FallbackPlanner(self.task, await self.context.installed_apps())
+            plan = self._fallback.plan(observation, self.steps.last_ok)
+            self.emit(PlanReceived(run_id=self.run_id, step=self.iteration, plan=plan, source="fallback",
+                                   response=json.dumps(plan.to_json())))
+            return plan
+        assert self.models is not None
+        apps = await self.context.installed_apps()
+        guidance = self.coordinator.guidance
+        task_text = f"{guidance}\n\nTASK: {self.task}" if guidance else self.task
+        text = fast_user_prompt(task_text, observation, step=self.iteration, max_steps=self.settings.max_steps,
+                                apps=apps, diff_text=diff_text, notes=notes)
+        images = (ImagePart(observation.screenshot.jpeg),) if observation.screenshot is not None else ()
+        request = LLMRequest(fast_system_prompt(), self.conversation.request(Message.user(text, *images)),
+                             PLAN_CONTRACT, max_tokens=self.settings.fast_max_tokens)
+        try:
+            response = await self.models.generate("fast", request, meter=self.meter)
+        except LLMError as exc:
+            if _bad_output(exc):
+                self.log(f"The model's answer could not be used: {exc}", "warning")
+                self.conversation.add(Message.user(f"Your last answer could not be used: {exc}. Answer with "
+                                                   "the act tool and valid steps."))
+                return None
+            self.fallback_mode = True
+            self.log(f"Every model failed ({exc}); the rule-based fallback planner takes over.", "warning")
+            return await self._plan(observation, diff_text, notes)
+        try:
+            plan = parse_plan(response.data or {})
+        except StepError as exc:
+            self.log(f"The plan was refused: {exc}", "warning")
+            self.conversation.add(Message.assistant(response.text))
+            self.conversation.add(Message.user(f"That plan could not run: {exc}"))
+            return None
+        self.emit(PlanReceived(run_id=self.run_id, step=self.iteration, plan=plan, source="model",
+                               model=f"{response.provider}/{response.model}", latency_ms=response.latency_s * 1000,
+                               input_tokens=response.usage.input_tokens, output_tokens=response.usage.output_tokens,
+                               cost_usd=response.cost_usd, prompt=f"{request.system}\n\n{text}",
+                               response=response.text))
+        self.conversation.add(Message.assistant(json.dumps(plan.to_json(), ensure_ascii=False)))
+        self.plan_latency_s = response.latency_s
+        return plan
+
+    def verification(self, check: str, ok: bool, reason: str) -> None:
+        self.emit(Verification(run_id=self.run_id, step=self.iteration, check=check, ok=ok, reason=reason))
+
+
+def _bad_output(exc: LLMError) -> bool:
+    """The model answered, but not with anything usable (as opposed to: no model could be reached)."""
+    if isinstance(exc, InvalidOutput):
+        return True
+    return isinstance(exc, AllProvidersFailed) and bool(exc.failures) and all(
+        isinstance(f, InvalidOutput) for f in exc.failures)

@@ -1,0 +1,69 @@
+"""Human in the loop: what needs the user's confirmation, sign-in screens, and the handlers that ask.
+
+Sensitive actions (send, pay, buy, delete, install, …) are recognised from the action and the element it
+touches, never from the model's say-so, so text on the screen that talks the model into "send $500" still
+stops at the gate. The handlers are plain async callables: the command line asks on the terminal, the
+window shows a dialog, a benchmark approves everything, and with no handler the answer is no.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from relay_desktop.agent.actions import ResolvedStep
+from relay_desktop.agent.observation import Observation
+from relay_desktop.perception import focused_field
+
+__all__ = ["Handlers", "sensitive_reason", "typing_secret"]
+
+AskUser = Callable[[str], Awaitable[str | None]]        # question → answer (None: no answer)
+Confirm = Callable[[str], Awaitable[bool]]              # description → allowed?
+
+_SENSITIVE = re.compile(
+    r"\b(send|sent|pay|payment|purchase|buy|checkout|check out|place order|order now|transfer|delete|remove|"
+    r"erase|uninstall|install|factory reset|reset|unsubscribe|post|publish|share|submit|donate|withdraw)\b", re.I)
+_MESSAGE_FIELD = re.compile(r"\b(message|text message|reply|chat|comment|post|tweet|email)\b", re.I)
+
+
+@dataclass
+class Handlers:
+    ask_user: AskUser | None = None
+    confirm: Confirm | None = None
+
+    async def ask(self, question: str) -> str | None:
+        return await self.ask_user(question) if self.ask_user is not None else None
+
+    async def allowed(self, description: str) -> bool:
+        return await self.confirm(description) if self.confirm is not None else False
+
+
+def sensitive_reason(resolved: ResolvedStep, observation: Observation) -> str | None:
+    """Why this step needs the user's OK (a sentence for the confirmation), or None."""
+    step, target = resolved.step, resolved.target
+    if step.action in ("tap", "long_press") and target is not None:
+        words = f"{target.label} {target.node.resource_id.rsplit('/', 1)[-1].replace('_', ' ')}"
+        match = _SENSITIVE.search(words)
+        if match:
+            return f'{step.action.replace("_", " ")} "{target.name}" ({match.group(1).lower()}) in {observation.app}'
+    if step.action == "type" and step.params.get("submit"):
+        field = target or focused_field(observation.element_map)
+        name = f"{field.label} {field.hint}" if field is not None else ""
+        if _MESSAGE_FIELD.search(name):
+            return f'send "{step.params.get("text", "")}" (typed into "{field.name if field else "field"}")'
+    if step.action == "launch_app" and re.search(r"\b(install|uninstall)\b", str(step.params.get("app", "")), re.I):
+        return f"open {step.params['app']}"
+    return None
+
+
+def typing_secret(resolved: ResolvedStep, observation: Observation, given: list[str]) -> bool:
+    """True when the step types into a password field text the user did not give in this run."""
+    if resolved.step.action != "type":
+        return False
+    target = resolved.target or focused_field(observation.element_map)
+    if target is None:
+        return False
+    password = "password" in target.states or any(n.password for n in target.sources)
+    text = str(resolved.step.params.get("text", ""))
+    return password and not any(text and text in answer for answer in given)

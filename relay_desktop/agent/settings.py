@@ -1,0 +1,53 @@
+"""The agent's options, and what a finished run reports."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from relay_desktop.agent.events import Outcome
+
+__all__ = ["MAX_TASK_CHARS", "AgentSettings", "RunResult"]
+
+MAX_TASK_CHARS = 4000
+
+
+@dataclass(frozen=True)
+class AgentSettings:
+    max_steps: int = 50
+    screenshots: bool = True               # send a screenshot with every step (element maps alone are cheaper)
+    screenshot_max_bytes: int = 150_000
+    planning: bool = True                  # the planning agent (initial + recovery guidance)
+    verify_completion: bool = True         # check the fast agent's "complete" before ending as a success
+    progress_every: int = 3                # progress check after this many stale iterations
+    failure_replan: int = 3                # step failures since the last plan that call the planning agent
+    last_resort_window: int = 5            # blocking planning this many steps before the end
+    consecutive_error_limit: int = 5
+    stale_check_after_s: float = 1.0       # re-read the screen before acting when planning took longer
+    settle_s: float = 0.0                  # pause after acting before the next capture (no mirror to watch)
+    max_self_heals: int = 3
+    fast_max_tokens: int = 1024
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.max_steps <= 500:
+            raise ValueError(f"max steps must be between 1 and 500, not {self.max_steps}")
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class RunResult:
+    run_id: str
+    task: str
+    outcome: Outcome
+    reason: str
+    steps: int
+    elapsed_s: float
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+
+    @property
+    def success(self) -> bool:
+        return self.outcome == "success"
