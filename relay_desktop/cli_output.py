@@ -1,0 +1,84 @@
+"""The agent's events on a terminal: a readable live log, or one JSON object per line (``--json``)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import TextIO
+
+from relay_desktop.agent.events import (
+    ActionResult,
+    Event,
+    GuidanceUpdated,
+    HumanInput,
+    LogLine,
+    PlanReceived,
+    RunFinished,
+    RunStarted,
+    ScreenCaptured,
+    Verification,
+)
+
+__all__ = ["EventPrinter"]
+
+_MARKS = {"success": "✔", "failed": "✘", "stopped": "■", "max_steps": "✘", "error": "✘"}
+
+
+def _short(text: str, limit: int = 160) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+class EventPrinter:
+    def __init__(self, json_lines: bool = False, stream: TextIO | None = None) -> None:
+        self.json_lines = json_lines
+        self.stream = stream or sys.stdout
+
+    def line(self, text: str) -> None:
+        """A line of the command's own (not an event): on stderr in JSON mode, so stdout stays parseable."""
+        target = sys.stderr if self.json_lines else self.stream
+        print(text, file=target, flush=True)
+
+    def print_event(self, event: Event) -> None:
+        if self.json_lines:
+            print(json.dumps(event.to_json(), ensure_ascii=False, default=str), file=self.stream, flush=True)
+            return
+        text = self.format(event)
+        if text is not None:
+            print(text, file=self.stream, flush=True)
+
+    @staticmethod
+    def format(event: Event) -> str | None:
+        if isinstance(event, RunStarted):
+            return (f'Run {event.run_id} on {event.serial}: "{_short(event.task, 100)}" '
+                    f"(at most {event.max_steps} steps)")
+        if isinstance(event, ScreenCaptured):
+            return (f"── step {event.step} · {event.app or '?'} · {len(event.element_map)} elements "
+                    f"(captured in {event.capture_ms:.0f} ms)")
+        if isinstance(event, PlanReceived):
+            who = "fallback planner" if event.source == "fallback" else \
+                f"{event.model}, {event.latency_ms / 1000:.1f} s"
+            steps = "; ".join(s.describe() for s in event.plan.steps)
+            thinking = f" — {_short(event.plan.thinking, 120)}" if event.plan.thinking else ""
+            return f"   plan ({who}): {steps}{thinking}"
+        if isinstance(event, ActionResult):
+            mark = "→" if event.ok else "✘"
+            return f"   {mark} {event.action.describe()}: {_short(event.message)}"
+        if isinstance(event, Verification):
+            if event.check == "step" and event.ok:
+                return None  # the common case; failures are what a reader needs to see
+            mark = "✓" if event.ok else "✗"
+            return f"   {mark} {event.check} check: {_short(event.reason)}"
+        if isinstance(event, GuidanceUpdated):
+            return f"   ★ planning agent ({event.trigger}): {event.approach}"
+        if isinstance(event, HumanInput):
+            return f"   ? {event.kind}: {_short(event.prompt)} → {event.answer or '(no answer)'}"
+        if isinstance(event, LogLine):
+            mark = {"warning": "!", "error": "✘"}.get(event.level, "·")
+            return f"   {mark} {_short(event.message, 300)}"
+        if isinstance(event, RunFinished):
+            mark = _MARKS.get(event.outcome, "·")
+            tokens = event.input_tokens + event.output_tokens
+            return (f"{mark} {event.outcome} after {event.steps} steps, {event.elapsed_s:.1f} s, {tokens:,} tokens, "
+                    f"${event.cost_usd:.4f}: {event.reason}")
+        return None

@@ -1,0 +1,217 @@
+"""``relay-desktop run`` and ``relay-desktop bench``: the agent without the window.
+
+Both share how a phone is chosen (``--device``, ``--sim`` or the only phone attached), how models are chosen
+(``--provider``, ``--model ROLE=PROVIDER/MODEL``, or the providers that have a key; none → the rule-based
+fallback planner), and the run history every run is saved to.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import signal
+import sys
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+from relay_desktop.agent.events import Event, EventBus
+from relay_desktop.agent.safety import Handlers
+from relay_desktop.agent.settings import AgentSettings, RunResult
+from relay_desktop.cli_output import EventPrinter
+from relay_desktop.device.errors import DeviceError
+from relay_desktop.llm.config import DEFAULT_MODELS, ROLES, LLMSettings, ModelRef, builtin_provider
+from relay_desktop.llm.keys import KeyStore
+from relay_desktop.llm.router import ModelRouter
+
+__all__ = ["add_model_options", "models_from_args", "register"]
+
+BUILTIN = ("anthropic", "openai", "gemini")
+
+
+def register(commands: Any) -> None:
+    run = commands.add_parser(
+        "run", help="carry out a task on a phone with the agent (no window)",
+        description="Carry out TASK on a phone and print the agent's steps as they happen. Exits with 0 when "
+                    "the task was completed. Without a model or API key the rule-based fallback planner drives.")
+    run.add_argument("task", help='what to do, e.g. "turn on Wi-Fi"')
+    where = run.add_mutually_exclusive_group()
+    where.add_argument("--device", metavar="SERIAL", help="the phone to use (default: the only one attached)")
+    where.add_argument("--sim", action="store_true", help="use a built-in virtual phone")
+    add_model_options(run)
+    run.add_argument("--max-steps", type=int, default=50, help="give up after this many steps (default 50)")
+    run.add_argument("--json", action="store_true", help="print events as JSON lines instead of a readable log")
+    run.add_argument("--yes", action="store_true",
+                     help="allow sensitive actions (send, pay, delete, install) without asking")
+    run.add_argument("--no-screenshots", action="store_true", help="send element lists only, no screenshots")
+    run.set_defaults(command="run", handler=_run_task)
+
+
+def add_model_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--provider", action="append", default=[], metavar="NAME",
+                        help="use this provider's default models (anthropic, openai, gemini; or a name for an "
+                             "OpenAI-compatible server with --base-url); repeat for fallbacks")
+    parser.add_argument("--base-url", help="URL of an OpenAI-compatible server (Ollama, vLLM, LM Studio, OpenRouter)")
+    parser.add_argument("--model", action="append", default=[], metavar="[ROLE=]PROVIDER/MODEL",
+                        help="the model for a role (fast, planning, verifier) or for all roles; repeatable")
+    parser.add_argument("--fallback", action="store_true", help="use the rule-based planner, no model")
+
+
+def models_from_args(args: argparse.Namespace, keys: KeyStore | None = None) -> tuple[LLMSettings | None, str]:
+    """The model settings the options ask for, or None for the fallback planner; plus a line saying which."""
+    if args.fallback:
+        return None, "rule-based fallback planner (--fallback)"
+    keys = keys or KeyStore()
+    names = [n.strip().lower() for n in args.provider]
+    refs: dict[str, list[ModelRef]] = {}
+    for item in args.model:
+        role, _, spec = item.rpartition("=")
+        if role and role not in ROLES:
+            raise ValueError(f"--model {item}: the role must be one of {', '.join(ROLES)}")
+        ref = ModelRef.parse(spec)
+        for r in ([role] if role else ROLES):
+            refs.setdefault(r, []).append(ref)
+        if ref.provider not in names:
+            names.append(ref.provider)
+    if not names:
+        names = [n for n in BUILTIN if keys.keys(n)]
+        if not names:
+            return None, "rule-based fallback planner (no API key found: see `relay-desktop check-provider`)"
+    # A name that is not a built-in provider is an OpenAI-compatible server at --base-url.
+    providers = {n: builtin_provider(n, args.base_url if n not in BUILTIN or len(names) == 1 else None)
+                 for n in names}
+    roles = {r: tuple(refs.get(r) or [ModelRef(n, DEFAULT_MODELS[providers[n].kind][r])
+                                     for n in names if n in BUILTIN]) for r in ROLES}
+    settings = LLMSettings(providers, {r: chain for r, chain in roles.items() if chain})
+    missing = [r for r in ROLES if not settings.chain(r)]
+    if missing:
+        raise ValueError(f"no model for the {', '.join(missing)} role: give --model ROLE=PROVIDER/MODEL")
+    chains = ", ".join(f"{r} {settings.chain(r)[0]}" for r in ROLES)
+    return settings, chains
+
+
+class TerminalHandlers(Handlers):
+    """Questions and confirmations on the terminal; without one, the answers are 'none' and 'no'."""
+
+    def __init__(self, approve_all: bool, printer: Callable[[str], None]) -> None:
+        super().__init__(ask_user=self._ask, confirm=self._confirm)
+        self.approve_all = approve_all
+        self._print = printer
+
+    async def _ask(self, question: str) -> str | None:
+        if not sys.stdin.isatty():
+            self._print(f"? {question}\n  (no terminal to answer on: the agent carries on without an answer)")
+            return None
+        answer = await asyncio.to_thread(input, f"? {question}\n> ")
+        return answer.strip() or None
+
+    async def _confirm(self, description: str) -> bool:
+        if self.approve_all:
+            return True
+        if not sys.stdin.isatty():
+            self._print(f"! Not allowed without confirmation: {description} (run with --yes to allow)")
+            return False
+        answer = await asyncio.to_thread(input, f"! Allow the agent to {description}? [y/N] ")
+        return answer.strip().lower() in ("y", "yes")
+
+
+@asynccontextmanager
+async def open_phone(serial: str | None, use_sim: bool) -> AsyncIterator[tuple[Any, Any]]:
+    """(device, virtual phone service or None): a started virtual phone, or the chosen real one."""
+    from relay_desktop.device.adb_server import AdbServer
+
+    adb = AdbServer()
+    if use_sim:
+        from relay_desktop.sim.service import VirtualPhoneService
+
+        service = VirtualPhoneService(port=0, adb=adb)
+        await service.start()
+        try:
+            yield await adb.device(service.serial), service
+        finally:
+            await service.stop()
+        return
+    await adb.ensure_running()
+    yield await adb.device(serial), None
+
+
+async def _run_task(args: argparse.Namespace) -> int:
+    from relay_desktop.agent.orchestrator import Orchestrator
+    from relay_desktop.runs import RunRecorder, RunStore
+
+    out = EventPrinter(json_lines=args.json)
+    try:
+        settings = AgentSettings(max_steps=args.max_steps, screenshots=not args.no_screenshots)
+        llm, which = models_from_args(args)
+    except ValueError as exc:
+        print(f"relay-desktop run: {exc}", file=sys.stderr)
+        return 2
+    try:
+        phone_cm = open_phone(args.device, args.sim)
+        device, service = await phone_cm.__aenter__()
+    except DeviceError as exc:
+        print(f"relay-desktop run: {exc}" + ("" if args.device else " (or try --sim for the virtual phone)"),
+              file=sys.stderr)
+        return 1
+    bus = EventBus()
+    agent_ref: list[Any] = []
+    # Retries, key rotation and fallbacks show in the run's log (and history), not only on the terminal.
+    router = ModelRouter(llm, on_event=lambda e: agent_ref[0].log(f"{e.kind}: {e.message}", "warning")) \
+        if llm is not None else None
+    bus.subscribe(out.print_event)
+    recorder = RunRecorder(RunStore())
+    detach = recorder.attach(bus)
+    suite_task = _suite_task(args.task) if service is not None else None
+    if suite_task is not None:
+        suite_task.setup(service.phone)
+    out.line(f"Models: {which}")
+    agent = Orchestrator(device, router, settings=settings, bus=bus,
+                         handlers=TerminalHandlers(args.yes, out.line),
+                         describe_models=llm.to_dict() if llm is not None else {"planner": "fallback"})
+    agent_ref.append(agent)
+    task = asyncio.ensure_future(agent.run(args.task))
+    _stop_on_interrupt(task, agent)
+    try:
+        result: RunResult = await task
+    finally:
+        detach()
+        await recorder.aclose()
+        if router is not None:
+            await router.aclose()
+        if suite_task is not None and service is not None:
+            check = suite_task.check(service.phone)
+            out.line(f"Virtual phone check: {'passed' if check.ok else 'failed'} ({check.detail})")
+        await phone_cm.__aexit__(None, None, None)
+    if recorder.error:
+        out.line(f"History not saved: {recorder.error}")
+    out.line(f"Saved as run {result.run_id} (relay-desktop runs show {result.run_id})")
+    return 0 if result.success else 130 if result.outcome == "stopped" else 1
+
+
+def _stop_on_interrupt(task: asyncio.Future[Any], agent: Any) -> None:
+    """Ctrl+C stops the run cleanly (history saved, no further device commands) instead of killing it."""
+    loop = asyncio.get_running_loop()
+    stopping: set[asyncio.Task[None]] = set()
+
+    def interrupt() -> None:
+        stopper = loop.create_task(agent.control.stop())
+        stopping.add(stopper)
+        stopper.add_done_callback(stopping.discard)
+    try:
+        loop.add_signal_handler(signal.SIGINT, interrupt)
+        task.add_done_callback(lambda _: loop.remove_signal_handler(signal.SIGINT))
+    except (NotImplementedError, RuntimeError):  # Windows' loop, or not the main thread
+        pass
+
+
+def _suite_task(text: str) -> Any:
+    """The virtual phone's suite task with this goal, so `run --sim` starts from its initial state."""
+    from relay_desktop.sim.tasks import ALL_TASKS
+
+    wanted = " ".join(text.lower().split()).rstrip(".")
+    return next((t for t in ALL_TASKS if " ".join(t.goal.lower().split()).rstrip(".") == wanted), None)
+
+
+def event_json(event: Event) -> str:
+    return json.dumps(event.to_json(), ensure_ascii=False, default=str)
