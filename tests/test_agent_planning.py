@@ -228,6 +228,15 @@ async def test_recovery_without_a_previous_plan_and_with_many_failures() -> None
     assert "only a few steps are left" in text
 
 
+@pytest.mark.parametrize("trigger", ["failures", "step_failures"])
+async def test_step_failure_trigger_is_explained(trigger: str) -> None:
+    models = ScriptedModels(sequence([plan_data()]))
+    result = await asyncio.wait_for(PlanningAgent(models).plan_recovery("x", observation(), APPS, ["f"], None,
+                                                                         trigger=trigger), TIMEOUT)
+    assert result.trigger == trigger
+    assert "several of the agent's steps failed" in models.requests[0][1].messages[0].text
+
+
 async def test_model_errors_reach_the_caller() -> None:
     models = ScriptedModels(sequence([RateLimited("slow down", provider="fake")]))
     with pytest.raises(RateLimited):

@@ -70,7 +70,7 @@ class PlanningResult:
     recommended_index: int
     diagnosis: str = ""  # recovery plans: why the run went wrong
     split_screen: SplitScreenRecommendation | None = None
-    trigger: str = "initial"  # initial, stall, step_failures, wrong_task, last_resort
+    trigger: str = "initial"  # initial, stall, failures (or step_failures), wrong_task, last_resort
     response: LLMResponse | None = None  # kept for the run log: cost, latency, the model's thinking
 
     def __post_init__(self) -> None:
@@ -224,6 +224,7 @@ then say so in its description.
 _TRIGGER_NOTES = {
     "stall": "Why you are asked now: a progress check found the agent is not making progress.",
     "step_failures": "Why you are asked now: several of the agent's steps failed.",
+    "failures": "Why you are asked now: several of the agent's steps failed.",
     "wrong_task": "Why you are asked now: the agent said the task was done, but a check found it did the wrong "
                   "thing or something different from what was asked.",
     "last_resort": "Why you are asked now: only a few steps are left. Recommend the most direct and reliable "
