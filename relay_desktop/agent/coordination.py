@@ -124,7 +124,6 @@ class PlanningCoordinator:
         self.guidance = result.to_guidance_text()
         self.conversation.pin(result.pinned_message(self.task))
         self.failures_since_last_plan = 0
-        self.stale_iterations = 0
         self._emit(GuidanceUpdated(run_id=self.run_id, step=iteration, trigger=trigger, guidance=self.guidance,
                                    approach=result.recommended.name))
 
@@ -158,13 +157,13 @@ class PlanningCoordinator:
         if not self.pending:
             self._launch("stall", observation, iteration)
 
-    def note_failures(self, count: int, observation: Observation, iteration: int) -> None:
+    def note_failures(self, count: int, observation: Observation, iteration: int, trigger: str = "failures") -> None:
         """Triggers 3 and 4: step failures (a wrong-task verdict counts 3) may launch recovery planning."""
         self.failures_since_last_plan += count
         if (self.enabled and not self.pending
                 and self.failures_since_last_plan >= self.settings.failure_replan
                 and iteration - self.last_plan_consult >= self.settings.failure_replan):
-            self._launch("failures", observation, iteration)
+            self._launch(trigger, observation, iteration)
 
     async def last_resort(self, observation: Observation, iteration: int) -> None:
         """Trigger 5: the only blocking consultation, when few iterations are left and things went wrong."""

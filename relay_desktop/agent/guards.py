@@ -2,7 +2,8 @@
 
 * layout-hash stagnation — the same screen structure keeps coming back (CRC32 of the quantized layout);
 * exact element-map diff — nothing at all changed for several steps in a row → automatic recovery;
-* screen signature — the native-loop design's quick check (package, element count, first control);
+* screen signature — the native-loop design's quick check (package, element count, first control) that
+  also catches toggling between two states;
 * ineffective action — the semantic fingerprint is the same before and after an action;
 * same-element loop — the agent keeps acting on one element, with diagnostic suggestions;
 * A-B-A cycle — screen A → B → A again: the action that led back from B is blocked at B.
@@ -23,6 +24,7 @@ __all__ = ["LoopGuards", "Transition"]
 STAGNATION_WINDOW = 10
 STAGNATION_REPEATS = 3
 UNCHANGED_LIMIT = 3          # identical element maps in a row (after this many actions) → recovery
+SIGNATURE_WINDOW = 4
 SAME_ELEMENT_WINDOW = 6
 SAME_ELEMENT_LIMIT = 3
 
@@ -41,15 +43,19 @@ class LoopGuards:
     transitions: list[Transition] = field(default_factory=list)
     blocked: dict[str, set[str]] = field(default_factory=dict)   # fingerprint → step keys blocked there
     unchanged: int = 0
-    signatures: deque[str] = field(default_factory=lambda: deque(maxlen=4))
+    signatures: deque[str] = field(default_factory=lambda: deque(maxlen=SIGNATURE_WINDOW))
+    fingerprints: deque[str] = field(default_factory=lambda: deque(maxlen=SIGNATURE_WINDOW))
 
     # ------------------------------------------------------------ feeding
 
-    def observe(self, observation: Observation, map_unchanged: bool) -> None:
-        """Every new screen, before the model is asked about it."""
+    def observe(self, observation: Observation, map_unchanged: bool, acted: bool = True) -> None:
+        """Every new screen, before the model is asked about it. ``acted``: the agent did something since the
+        last screen (a step that failed before reaching the phone cannot be stuck on the phone)."""
         self.layouts.append(observation.layout_hash)
-        self.signatures.append(observation.signature)
-        self.unchanged = self.unchanged + 1 if map_unchanged else 0
+        if acted:
+            self.signatures.append(observation.signature)
+            self.fingerprints.append(observation.fingerprint)
+        self.unchanged = self.unchanged + 1 if map_unchanged and acted else 0
 
     def record(self, transition: Transition) -> str | None:
         """One step's effect. Returns a note when this closed an A-B-A cycle (and blocks its action)."""
@@ -88,7 +94,11 @@ class LoopGuards:
         return self.unchanged >= UNCHANGED_LIMIT
 
     def same_signature(self) -> bool:
-        return len(self.signatures) == self.signatures.maxlen and len(set(self.signatures)) == 1
+        """The native-loop design's screen-hash check, over the last 4 actions: the same package, element count
+        and first control every time, and at most two distinct contents — toggling between two states counts
+        as stuck, a list whose page text changes every step does not."""
+        full = len(self.signatures) == SIGNATURE_WINDOW
+        return full and len(set(self.signatures)) == 1 and len(set(self.fingerprints)) <= 2
 
     def ineffective(self) -> Transition | None:
         """The last step, when it changed nothing the fingerprint sees."""
@@ -101,6 +111,7 @@ class LoopGuards:
     def reset_stuck(self) -> None:
         self.unchanged = 0
         self.signatures.clear()
+        self.fingerprints.clear()
 
     def same_element_loop(self) -> str | None:
         """Action-history context: one element acted on again and again, with what to try instead."""

@@ -172,7 +172,7 @@ class Orchestrator:
         coordinator.adopt(iteration)
         observation = await self.capture(previous.element_map if previous else None)
         diff = diff_maps(previous.element_map, observation.element_map) if previous is not None else None
-        self.guards.observe(observation, diff is not None and diff.empty and self.steps.acted)
+        self.guards.observe(observation, diff is not None and diff.empty, self.steps.acted)
         self.emit(ScreenCaptured(run_id=self.run_id, step=iteration, element_map=observation.element_map,
                                  screenshot=observation.screenshot, app=observation.app,
                                  layout_hash=observation.layout_hash, fingerprint=observation.fingerprint,
@@ -241,10 +241,8 @@ class Orchestrator:
             return plan
         assert self.models is not None
         apps = await self.context.installed_apps()
-        guidance = self.coordinator.guidance
-        task_text = f"{guidance}\n\nTASK: {self.task}" if guidance else self.task
-        text = fast_user_prompt(task_text, observation, step=self.iteration, max_steps=self.settings.max_steps,
-                                apps=apps, diff_text=diff_text, notes=notes)
+        text = fast_user_prompt(self.task, observation, step=self.iteration, max_steps=self.settings.max_steps,
+                                apps=apps, diff_text=diff_text, notes=notes, guidance=self.coordinator.guidance)
         images = (ImagePart(observation.screenshot.jpeg),) if observation.screenshot is not None else ()
         request = LLMRequest(fast_system_prompt(), self.conversation.request(Message.user(text, *images)),
                              PLAN_CONTRACT, max_tokens=self.settings.fast_max_tokens)

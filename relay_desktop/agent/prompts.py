@@ -99,9 +99,12 @@ to confirm.
 
 
 def fast_user_prompt(task: str, observation: Observation, *, step: int, max_steps: int,
-                     apps: Sequence[AppInfo] = (), diff_text: str | None = None, notes: Sequence[str] = ()) -> str:
-    """This turn's message: task (with guidance), device, hints from the loop guards, then the screen as data."""
-    parts = [f"TASK: {task}", f"Step {step} of {max_steps}.", device_block(observation, apps)]
+                     apps: Sequence[AppInfo] = (), diff_text: str | None = None, notes: Sequence[str] = (),
+                     guidance: str = "") -> str:
+    """This turn's message: the task (guidance first, once the planning agent has spoken), device, hints from the
+    loop guards, then the screen as data."""
+    parts = [guidance] if guidance else []
+    parts += [f"TASK: {task}", f"Step {step} of {max_steps}.", device_block(observation, apps)]
     if notes:
         parts.append("\n".join(notes))
     parts.append(screen_block(observation, diff_text=diff_text))

@@ -187,7 +187,10 @@ class StepRunner:
         agent.conversation.add(Message.user(f"NOT done, keep working: {verdict.reason}"))
         agent.coordinator.add_failure(f"Claimed complete at step {agent.iteration} but: {verdict.reason}")
         # Wrong-task detection: counts three failures, so recovery planning comes at once.
-        agent.coordinator.note_failures(3 if wrong_task(verdict.reason) else 1, observation, agent.iteration)
+        if wrong_task(verdict.reason):
+            agent.coordinator.note_failures(3, observation, agent.iteration, trigger="wrong_task")
+        else:
+            agent.coordinator.note_failures(1, observation, agent.iteration)
         self.last_ok = False
 
     # ------------------------------------------------------------ reviewing the last iteration

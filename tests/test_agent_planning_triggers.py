@@ -1,0 +1,182 @@
+"""The planning agent's five trigger points, each shown to happen exactly when the spec says."""
+
+from __future__ import annotations
+
+import asyncio
+
+from relay_desktop.agent.events import GuidanceUpdated, LogLine, PlanReceived, Verification
+from relay_desktop.llm.types import LLMRequest
+from tests.agent_harness import PLAN, Script, after, complete, later, run_task, tap
+from tests.agent_phone import FakePhone, counter_screens
+from tests.agent_scripts import act
+
+GUIDANCE = "STRATEGIC GUIDANCE (from planning agent)"
+
+
+def consulted(run: object, trigger: str) -> list[LogLine]:
+    return [e for e in run.of(LogLine) if e.message == f"Planning agent consulted ({trigger})"]  # type: ignore[attr-defined]
+
+
+async def test_initial_plan_runs_in_the_background_and_is_pinned_when_it_arrives() -> None:
+    gate = asyncio.Event()
+
+    def fast(n: int, request: LLMRequest) -> object:
+        if n == 2:  # the plan arrives while step 2 is being decided: step 3 is the first to see it
+            gate.set()
+            return after(asyncio.sleep(0.05), tap("e2"))
+        return complete() if n == 4 else tap("e2")
+
+    script = Script(fast, planning=lambda request: later(PLAN, gate))
+    run = await run_task(FakePhone(counter_screens(), "s0"), script)
+
+    assert run.result is not None and run.result.outcome == "success"
+    guidance = run.of(GuidanceUpdated)
+    assert [(g.step, g.trigger) for g in guidance] == [(3, "initial")]
+    requests = run.fast_requests()
+    # Steps 1 and 2 acted on the raw task: the fast agent never waited for the planning agent.
+    for request in requests[:2]:
+        assert all(GUIDANCE not in m.text for m in request.messages)
+    pinned, current = requests[2].messages[0].text, requests[2].messages[-1].text
+    assert pinned.startswith("TASK: Do the thing\n\nSTRATEGIC GUIDANCE (from planning agent):\nRecommended approach: "
+                             "Direct")
+    # The enhanced task: guidance prepended to the task in this turn's prompt.
+    assert f"{GUIDANCE}:\nRecommended approach: Direct" in current
+    assert current.index(GUIDANCE) < current.index("TASK: Do the thing") < current.index("<screen_data>")
+    assert run.models is not None and sorted(run.models.roles()[:2]) == ["fast", "planning"]  # launched at step 1
+
+
+async def test_a_stall_launches_recovery_planning_without_blocking_the_fast_agent() -> None:
+    recovery_gate = asyncio.Event()
+    recovery_prompts: list[str] = []
+
+    def planning(request: LLMRequest) -> object:
+        text = request.messages[-1].text
+        if "WHAT HAS GONE WRONG" not in text:
+            return PLAN
+        recovery_prompts.append(text)
+        return later({**PLAN, "diagnosis": "wrong screen"}, recovery_gate)
+
+    def fast(n: int, request: LLMRequest) -> object:
+        if recovery_prompts and n == fast.released_at:  # type: ignore[attr-defined]
+            recovery_gate.set()
+            return after(asyncio.sleep(0.05), tap("e2"))
+        if recovery_prompts and not fast.released_at:  # type: ignore[attr-defined]
+            fast.released_at = n + 2  # type: ignore[attr-defined]
+        return complete() if n == 12 else tap("e2")
+
+    fast.released_at = 0  # type: ignore[attr-defined]
+    script = Script(fast, planning=planning, progress=lambda r: {"progressing": False, "reason": "going in circles"})
+    run = await run_task(FakePhone(counter_screens(), "s0"), script)
+
+    progress = [v for v in run.of(Verification) if v.check == "progress"]
+    assert progress and progress[0].step == 3 and not progress[0].ok
+    assert "Progress check (iter 3): going in circles" in recovery_prompts[0]
+    stall = consulted(run, "stall")
+    adopted = [g for g in run.of(GuidanceUpdated) if g.trigger == "stall"]
+    assert stall and adopted
+    # The fast agent kept planning while the recovery plan was being made.
+    plans_meanwhile = [p for p in run.of(PlanReceived) if stall[0].step <= p.step < adopted[0].step]
+    assert len(plans_meanwhile) >= 2
+    assert "Diagnosis: wrong screen" in adopted[0].guidance
+
+
+async def test_three_step_failures_launch_recovery_planning() -> None:
+    def fast(n: int, request: LLMRequest) -> object:
+        return tap("e99") if n <= 5 else tap("e2") if n < 8 else complete()
+
+    run = await run_task(FakePhone(counter_screens(), "s0"), Script(fast), consecutive_error_limit=10)
+
+    # The initial plan lands during step 2 and is adopted at the top of step 3, which zeroes the count;
+    # failures at steps 3, 4 and 5 make three → consulted at step 5, adopted at the next step that finds it done.
+    assert [(g.step, g.trigger) for g in run.of(GuidanceUpdated)][0] == (3, "initial")
+    assert [e.step for e in consulted(run, "failures")] == [5]
+    failures = [g for g in run.of(GuidanceUpdated) if g.trigger == "failures"]
+    assert failures and failures[0].step in (6, 7)
+
+
+async def test_two_failures_are_not_enough() -> None:
+    def fast(n: int, request: LLMRequest) -> object:
+        return tap("e99") if n in (2, 3) else tap("e2") if n < 8 else complete()
+
+    run = await run_task(FakePhone(counter_screens(), "s0"), Script(fast))
+    assert consulted(run, "failures") == []
+
+
+async def test_wrong_task_completion_counts_three_failures_and_replans_at_once() -> None:
+    verdicts = iter([{"done": False, "reason": "It turned on Bluetooth instead of Wi-Fi"},
+                     {"done": True, "reason": "ok"}])
+
+    def fast(n: int, request: LLMRequest) -> object:
+        return complete("Wi-Fi is on") if n in (4, 7) else tap("e2")
+
+    run = await run_task(FakePhone(counter_screens(), "s0"), Script(fast, verifier=lambda r: next(verdicts)))
+
+    assert run.result is not None and run.result.outcome == "success" and run.result.steps == 7
+    completion = [v for v in run.of(Verification) if v.check == "completion"]
+    assert [v.ok for v in completion] == [False, True]
+    assert [e.step for e in consulted(run, "wrong_task")] == [4]
+    assert any("NOT done, keep working: It turned on Bluetooth instead of Wi-Fi" in t for t in run.fast_texts()[4:5]) \
+        or any("NOT done" in m.text for m in run.fast_requests()[4].messages)
+
+
+async def test_a_plain_completion_failure_does_not_replan() -> None:
+    verdicts = iter([{"done": False, "reason": "the list has not loaded yet"}, {"done": True, "reason": "ok"}])
+
+    def fast(n: int, request: LLMRequest) -> object:
+        return complete() if n in (4, 6) else tap("e2")
+
+    run = await run_task(FakePhone(counter_screens(), "s0"), Script(fast, verifier=lambda r: next(verdicts)))
+    assert consulted(run, "wrong_task") == [] and consulted(run, "failures") == []
+
+
+async def test_last_resort_planning_blocks_in_the_final_iterations() -> None:
+    order: list[str] = []
+
+    def planning(request: LLMRequest) -> object:
+        if "only a few steps are left" in request.messages[-1].text:
+            order.append("last_resort asked")
+
+            async def slow() -> object:
+                await asyncio.sleep(0.1)
+                order.append("last_resort answered")
+                return PLAN
+            return slow()
+        return PLAN
+
+    def fast(n: int, request: LLMRequest) -> object:
+        order.append(f"fast {n}")
+        return tap("e99") if n == 3 else tap("e2") if n < 6 else complete()
+
+    run = await run_task(FakePhone(counter_screens(), "s0"), Script(fast, planning=planning), max_steps=8)
+
+    # max 8, window 5: from step 3 on; the step-3 failure (after the initial plan) → blocking at step 4.
+    assert [e.step for e in consulted(run, "last resort, waiting for it")] == [4]
+    assert order.index("last_resort asked") < order.index("last_resort answered") < order.index("fast 4")
+    last = [g for g in run.of(GuidanceUpdated) if g.trigger == "last_resort"]
+    assert [g.step for g in last] == [4]
+    assert "Recommended approach: Direct" in run.fast_texts()[3]
+
+
+async def test_no_last_resort_without_failures() -> None:
+    def fast(n: int, request: LLMRequest) -> object:
+        return tap("e2") if n < 6 else complete()
+
+    run = await run_task(FakePhone(counter_screens(), "s0"), Script(fast), max_steps=8)
+    assert consulted(run, "last resort, waiting for it") == []
+
+
+async def test_planning_failure_leaves_the_fast_agent_working() -> None:
+    from relay_desktop.llm.errors import ServerError
+
+    def fast(n: int, request: LLMRequest) -> object:
+        return tap("e2") if n < 3 else complete()
+
+    script = Script(fast, planning=lambda r: ServerError("overloaded", provider="fake", model="m"))
+    run = await run_task(FakePhone(counter_screens(), "s0"), script)
+    assert run.result is not None and run.result.outcome == "success"
+    assert any("Planning agent unavailable" in e.message for e in run.of(LogLine))
+    assert run.of(GuidanceUpdated) == []
+
+
+def test_act_helper_shape() -> None:
+    assert act({"action": "back"}) == {"thinking": "scripted", "steps": [{"action": "back"}]}
