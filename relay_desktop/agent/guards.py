@@ -23,7 +23,7 @@ __all__ = ["LoopGuards", "Transition"]
 
 STAGNATION_WINDOW = 10
 STAGNATION_REPEATS = 3
-UNCHANGED_LIMIT = 3          # identical element maps in a row (after this many actions) → recovery
+UNCHANGED_LIMIT = 4          # the spec's "element map unchanged 4x" → automatic recovery
 SIGNATURE_WINDOW = 4
 SAME_ELEMENT_WINDOW = 6
 SAME_ELEMENT_LIMIT = 3

@@ -83,6 +83,7 @@ class Orchestrator:
         self.fallback_mode = models is None
         self.consecutive_errors = 0
         self.iteration = 0
+        self._carried: list[str] = []
 
     def emit(self, event: Any) -> None:
         self.bus.emit(event)
@@ -177,15 +178,23 @@ class Orchestrator:
                                  screenshot=observation.screenshot, app=observation.app,
                                  layout_hash=observation.layout_hash, fingerprint=observation.fingerprint,
                                  capture_ms=observation.capture_ms, diff_text=diff.to_text() if diff else ""))
-        notes: list[str] = []
+        # Notes from an iteration that recovered on its own instead of asking the model are still owed to it.
+        notes, self._carried = self._carried, []
         if previous is not None:
             notes += self.steps.review(previous, observation, diff)
+        failures = coordinator.failure_context[-3:]
+        if failures:
+            notes.append("CONTEXT - Previous issues:\n" + "\n".join(f"- {f}" for f in failures))
+        if self.steps.target_app is None and not observation.on_launcher:
+            self.steps.target_app = observation.app  # the app the task is being done in, for self-healing
         if iteration == 1:
             coordinator.start_initial(observation, iteration)
         if await self.steps.self_heal(observation):
+            self._carried = [n for n in notes if not n.startswith("CONTEXT - Previous issues")]
             return observation
         if self.guards.stuck() or self.guards.same_signature():
             await self.steps.auto_recover(observation)
+            self._carried = [n for n in notes if not n.startswith("CONTEXT - Previous issues")]
             return observation
         coordinator.tick(observation, iteration, self.steps.recent)
         await coordinator.last_resort(observation, iteration)

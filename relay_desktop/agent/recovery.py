@@ -228,11 +228,6 @@ class StepRunner:
             notes.append(f"NOTE: {stagnant}.")
             if stagnant not in agent.coordinator.failure_context:
                 agent.coordinator.add_failure(stagnant)
-        failures = agent.coordinator.failure_context[-3:]
-        if failures:
-            notes.append("CONTEXT - Previous issues:\n" + "\n".join(f"- {f}" for f in failures))
-        if not after.on_launcher and not self.target_app:
-            self.target_app = after.app
         return notes
 
     @staticmethod
