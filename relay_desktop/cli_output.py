@@ -72,7 +72,7 @@ class EventPrinter:
         if isinstance(event, GuidanceUpdated):
             return f"   ★ planning agent ({event.trigger}): {event.approach}"
         if isinstance(event, HumanInput):
-            return f"   ? {event.kind}: {_short(event.prompt)} → {event.answer or '(no answer)'}"
+            return f"   ? {event.purpose}: {_short(event.prompt)} → {event.answer or '(no answer)'}"
         if isinstance(event, LogLine):
             mark = {"warning": "!", "error": "✘"}.get(event.level, "·")
             return f"   {mark} {_short(event.message, 300)}"

@@ -127,7 +127,7 @@ class LogLine(Event):
 @dataclass(frozen=True, kw_only=True)
 class HumanInput(Event):
     step: int
-    kind: str                          # "question", "confirmation", "sign_in"
+    purpose: str                       # "question", "confirmation", "sign_in"
     prompt: str
     answer: str
 

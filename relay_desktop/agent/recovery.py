@@ -27,7 +27,11 @@ from relay_desktop.perception import ElementDiff, build_element_map, sign_in_scr
 if TYPE_CHECKING:
     from relay_desktop.agent.orchestrator import Orchestrator
 
-__all__ = ["StepRunner"]
+__all__ = ["Refused", "StepRunner"]
+
+
+class Refused(StepError):
+    """A gate said no (blocked cycle, unconfirmed sensitive action, password not given): never retried."""
 
 # Steps after which the screen may no longer be the one the rest of the plan was made for.
 _CHANGES_SCREEN = ("tap", "long_press", "back", "press_key", "swipe", "scroll")
@@ -83,23 +87,33 @@ class StepRunner:
                 return None
         return fresh
 
-    async def _run_one(self, step: Step, observation: Observation, index: int) -> bool:
+    async def _run_one(self, step: Step, observation: Observation, index: int, retried: bool = False) -> bool:
         agent = self.agent
         try:
             resolved = resolve_step(step, observation.element_map)
             blocked = agent.guards.blocked_reason(observation.fingerprint, step)
             if blocked:
-                raise StepError(blocked)
+                raise Refused(blocked)
             if typing_secret(resolved, observation, self.answers):
-                raise StepError("that is a password field and the user has not given this password in this run; "
-                                "use ask_user")
+                raise Refused("that is a password field and the user has not given this password in this run; "
+                              "use ask_user")
             reason = sensitive_reason(resolved, observation)
             if reason is not None and not await self._confirmed(reason):
-                raise StepError(f"the user did not confirm: {reason}")
+                raise Refused(f"the user did not confirm: {reason}")
             await self._act(resolved, observation, index)
             return True
+        except Refused as exc:
+            return await self._step_failure(step, observation, str(exc))
         except StepError as exc:
-            return await self._step_failure(step, observation, index, str(exc))
+            if retried or not step.element:
+                return await self._step_failure(step, observation, str(exc))
+            # The spec's retry: once more on a fresh element map (the element may have moved or re-rendered).
+            retry_map = build_element_map(await agent.phone.dump_hierarchy(), observation.element_map)
+            if retry_map.get(step.element) is None:
+                return await self._step_failure(step, observation, str(exc))
+            retry = Observation.of(retry_map, observation.screenshot, observation.context, time.monotonic(), 0.0)
+            agent.log(f"Retrying '{step.describe()}' on a fresh element map after: {exc}", "warning")
+            return await self._run_one(step, retry, index, retried=True)
 
     async def _act(self, resolved: ResolvedStep, observation: Observation, index: int) -> None:
         agent, step = self.agent, resolved.step
@@ -122,23 +136,13 @@ class StepRunner:
             self.target_app = agent.executor.launched
         self.recent.append(f"{step.describe()}: {message}")
 
-    async def _step_failure(self, step: Step, observation: Observation, index: int, error: str) -> bool:
-        """A step failed: retry once on a fresh element map, then count it and tell the model."""
+    async def _step_failure(self, step: Step, observation: Observation, error: str) -> bool:
+        """Count a failed step, tell the model, and maybe call the planning agent (trigger 3)."""
         agent = self.agent
-        if step.element and not error.startswith(("the user did not confirm", "'")):
-            retry_map = build_element_map(await agent.phone.dump_hierarchy(), observation.element_map)
-            if retry_map.get(step.element) is not None:
-                retry = Observation.of(retry_map, observation.screenshot, observation.context,
-                                       time.monotonic(), 0.0)
-                try:
-                    await self._act(resolve_step(step, retry_map), retry, index)
-                    return True
-                except StepError as again:
-                    error = f"{error}; retry: {again}"
         self.last_ok = False
         self.recent.append(f"{step.describe()}: FAILED — {error}")
         agent.log(f"Step failed: {step.describe()}: {error}", "warning")
-        agent.coordinator.add_failure(f"Step '{step.describe()}' failed twice. First: {error}")
+        agent.coordinator.add_failure(f"Step '{step.describe()}' failed. {error}")
         agent.conversation.add(Message.user(f"WARNING: step '{step.describe()}' failed: {error}"))
         agent.coordinator.note_failures(1, observation, agent.iteration)
         agent._count_error(error)
@@ -147,7 +151,7 @@ class StepRunner:
     async def _confirmed(self, reason: str) -> bool:
         agent = self.agent
         allowed = await agent.handlers.allowed(reason)
-        agent.emit(HumanInput(run_id=agent.run_id, step=agent.iteration, kind="confirmation",
+        agent.emit(HumanInput(run_id=agent.run_id, step=agent.iteration, purpose="confirmation",
                               prompt=f"Allow the agent to {reason}?", answer="yes" if allowed else "no"))
         agent.log(f"{'Confirmed' if allowed else 'Not confirmed'} by the user: {reason}",
                   "info" if allowed else "warning")
@@ -162,7 +166,7 @@ class StepRunner:
         if step.action == "ask_user":
             question = str(step.params["question"])
             answer = await agent.handlers.ask(question)
-            agent.emit(HumanInput(run_id=agent.run_id, step=agent.iteration, kind="question", prompt=question,
+            agent.emit(HumanInput(run_id=agent.run_id, step=agent.iteration, purpose="question", prompt=question,
                                   answer=answer or ""))
             if answer:
                 self.answers.append(answer)
@@ -288,7 +292,7 @@ class StepRunner:
                         "answer 'done', or give the details the agent should type (they are used for this run "
                         "only and never saved).")
             answer = await agent.handlers.ask(question)
-            agent.emit(HumanInput(run_id=agent.run_id, step=agent.iteration, kind="sign_in", prompt=question,
+            agent.emit(HumanInput(run_id=agent.run_id, step=agent.iteration, purpose="sign_in", prompt=question,
                                   answer="(given)" if answer else ""))
             if answer:
                 # Credentials go to the model for this run only: masked in logs, history and exports.
