@@ -79,6 +79,7 @@ async def _run_bench_command(args: argparse.Namespace) -> int:
 async def run_bench(tasks: list[Any], llm: Any, *, max_steps: int | None = None, realistic: bool = False,
                     history: bool = True, on_row: Any = None) -> list[BenchRow]:
     from relay_desktop.agent.events import EventBus
+    from relay_desktop.agent.knowledge import AppKnowledgeCache
     from relay_desktop.agent.orchestrator import Orchestrator
     from relay_desktop.agent.safety import Handlers
     from relay_desktop.agent.settings import AgentSettings
@@ -98,6 +99,7 @@ async def run_bench(tasks: list[Any], llm: Any, *, max_steps: int | None = None,
     adb = AdbServer()
     config = PhoneConfig(realism=REALISTIC if realistic else INSTANT)
     router = ModelRouter(llm) if llm is not None else None
+    knowledge = AppKnowledgeCache(models=router) if router is not None else None
     store = RunStore() if history else None
     async with VirtualPhoneService(config, port=0, adb=adb) as service:
         device = await adb.device(service.serial)
@@ -107,7 +109,7 @@ async def run_bench(tasks: list[Any], llm: Any, *, max_steps: int | None = None,
             recorder = RunRecorder(store) if store is not None else None
             detach = recorder.attach(bus) if recorder is not None else None
             agent = Orchestrator(device, router, settings=AgentSettings(max_steps=max_steps or task.max_steps),
-                                 bus=bus, handlers=Handlers(ask_user=no_answer, confirm=approve),
+                                 bus=bus, handlers=Handlers(ask_user=no_answer, confirm=approve), knowledge=knowledge,
                                  describe_models=llm.to_dict() if llm is not None else {"planner": "fallback"})
             started = time.monotonic()
             result = await agent.run(task.goal)

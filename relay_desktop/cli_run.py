@@ -166,8 +166,11 @@ async def _run_task(args: argparse.Namespace) -> int:
     if suite_task is not None:
         suite_task.setup(service.phone)
     out.line(f"Models: {which}")
+    from relay_desktop.agent.knowledge import AppKnowledgeCache
+
     agent = Orchestrator(device, router, settings=settings, bus=bus,
                          handlers=TerminalHandlers(args.yes, out.line),
+                         knowledge=AppKnowledgeCache(models=router) if router is not None else None,
                          describe_models=llm.to_dict() if llm is not None else {"planner": "fallback"})
     agent_ref.append(agent)
     task = asyncio.ensure_future(agent.run(args.task))

@@ -274,3 +274,27 @@ async def test_a_slow_scripted_agent_can_still_be_driven(tmp_path: object) -> No
     run = make_run(FakePhone(counter_screens(), "s0"), Script(fast), planning=False)
     result = await asyncio.wait_for(run.agent.run("x"), 5)
     assert result.outcome == "success"
+
+
+async def test_a_step_that_fails_on_the_phone_is_retried_once_on_a_fresh_element_map() -> None:
+    from relay_desktop.device.errors import CommandFailedError
+
+    phone = FakePhone(counter_screens(), "s0")
+    real_tap = phone.tap
+    failures = [CommandFailedError("input tap 540 335", "Error: injecting to another application", 1)]
+
+    async def flaky_tap(x: int, y: int) -> None:
+        if failures:
+            raise failures.pop()
+        await real_tap(x, y)
+
+    phone.tap = flaky_tap  # type: ignore[method-assign]
+
+    def fast(n: int, request: LLMRequest) -> object:
+        return tap("e2") if n == 1 else complete()
+
+    run = await run_task(phone, Script(fast), planning=False)
+    assert phone.commands == ["tap 540 335"]
+    assert any(e.message.startswith("Retrying 'tap e2' on a fresh element map") for e in run.of(LogLine))
+    assert [r.ok for r in run.of(ActionResult)] == [False, True]
+    assert run.agent.coordinator.failures_since_last_plan == 0
