@@ -246,3 +246,19 @@ async def test_async_wrapper_gives_the_same_result(screen: Image.Image) -> None:
     shot = await prepare_screenshot_async(screen, max_bytes=MID_BUDGET)
     assert shot == prepare_screenshot(screen, max_bytes=MID_BUDGET)
     assert len(shot.jpeg) <= MID_BUDGET
+
+
+def test_whole_number_shrinks_use_a_block_average_of_the_exact_size() -> None:
+    from relay_desktop.perception.screenshot import integer_side
+
+    assert integer_side(1080, 2400) == 1200          # 2400 / 2
+    assert integer_side(1440, 3120) == 1040          # 3120 / 3
+    assert integer_side(1080, 2340, 1280) == 1170    # 2340 / 2
+    assert integer_side(720, 1280) == 1280           # already small enough
+    assert integer_side(1081, 2401) == 1280          # no whole factor: the plain limit
+    image = Image.new("RGB", (1080, 2400), "white")
+    image.paste((0, 0, 0), (0, 0, 2, 2))             # one 2×2 black block → one black pixel after halving
+    shot = prepare_screenshot(image, max_side=integer_side(*image.size), max_quality=95)
+    assert (shot.width, shot.height) == (540, 1200)
+    decoded = Image.open(io.BytesIO(shot.jpeg)).convert("L")
+    assert decoded.getpixel((0, 0)) < 60 and decoded.getpixel((3, 3)) > 200

@@ -48,7 +48,14 @@ from relay_desktop.device.errors import DeviceError
 from relay_desktop.llm.costs import CostMeter
 from relay_desktop.llm.errors import AllProvidersFailed, InvalidOutput, LLMError
 from relay_desktop.llm.types import ImagePart, LLMRequest, Message
-from relay_desktop.perception import ElementMap, build_element_map, diff_maps, prepare_screenshot_async
+from relay_desktop.perception import (
+    ElementMap,
+    PreparedScreenshot,
+    build_element_map,
+    diff_maps,
+    prepare_screenshot_async,
+)
+from relay_desktop.perception.screenshot import integer_side
 
 __all__ = ["Orchestrator"]
 
@@ -217,22 +224,26 @@ class Orchestrator:
     # ------------------------------------------------------------ capture
 
     async def capture(self, previous: ElementMap | None) -> Observation:
-        """Screenshot, UI dump and the app in front, all at once: the wall time is the slowest of them."""
+        """Screenshot, UI dump and the app in front, all at once: the wall time is the slowest of them. The
+        screenshot's JPEG is prepared as soon as it arrives, while the (slower) dump is still running."""
         started = time.perf_counter()
-        want_shot = self.settings.screenshots
-        shot_task = asyncio.ensure_future(self.phone.screenshot()) if want_shot else None
+
+        async def screenshot() -> PreparedScreenshot:
+            image = await self.phone.screenshot()
+            return await prepare_screenshot_async(image, max_bytes=self.settings.screenshot_max_bytes,
+                                                  max_side=integer_side(*image.size))
+
+        shot_task = asyncio.ensure_future(screenshot()) if self.settings.screenshots else None
         try:
             xml, context = await asyncio.gather(self.phone.dump_hierarchy(), self.context.current())
-            image = await shot_task if shot_task is not None else None
+            element_map = await asyncio.to_thread(build_element_map, xml, previous)
+            prepared = await shot_task if shot_task is not None else None
         except BaseException:
             if shot_task is not None:
                 shot_task.cancel()
             raise
         capture_ms = (time.perf_counter() - started) * 1000
-        element_map = await asyncio.to_thread(build_element_map, xml, previous)
-        screenshot = (await prepare_screenshot_async(image, max_bytes=self.settings.screenshot_max_bytes)
-                      if image is not None else None)
-        return Observation.of(element_map, screenshot, context, time.monotonic(), capture_ms)
+        return Observation.of(element_map, prepared, context, time.monotonic(), capture_ms)
 
     # ------------------------------------------------------------ planning a step
 

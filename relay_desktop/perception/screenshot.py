@@ -21,7 +21,7 @@ from typing import Any
 
 from PIL import Image, UnidentifiedImageError
 
-__all__ = ["PreparedScreenshot", "prepare_screenshot", "prepare_screenshot_async"]
+__all__ = ["PreparedScreenshot", "integer_side", "prepare_screenshot", "prepare_screenshot_async"]
 
 # Below this the picture is useless to the model anyway; stop shrinking and send what we have.
 _TINY_SIDE = 64
@@ -90,13 +90,34 @@ def prepare_screenshot(image: Image.Image | bytes, *, max_bytes: int = 150_000, 
     while True:
         size = (max(1, round(src_w * scale)), max(1, round(src_h * scale)))
         # Always resample from the source: shrinking an already-shrunk image compounds the blur.
-        frame = source if size == source.size else source.resize(size, Image.Resampling.LANCZOS, reducing_gap=3.0)
+        frame = source if size == source.size else _shrink(source, size)
         quality, jpeg = _best_quality(frame, max_bytes, min_quality, max_quality)
         if len(jpeg) <= max_bytes or max(size) < _TINY_SIDE:
             return PreparedScreenshot(jpeg=jpeg, width=size[0], height=size[1], source_width=src_w,
                                       source_height=src_h, quality=quality, scale=scale)
         # Bytes grow roughly with pixel count, i.e. with the square of the linear scale.
         scale *= min(_MAX_SHRINK, math.sqrt(max_bytes / len(jpeg)) * 0.9)
+
+
+def _shrink(source: Image.Image, size: tuple[int, int]) -> Image.Image:
+    factor = source.width / size[0]
+    if factor >= 2 and factor.is_integer() and source.height == size[1] * factor:
+        # An exact integer step: a box average of each n×n block is the correct downsample, and ~8× faster
+        # than Lanczos (see integer_side()).
+        return source.reduce(int(factor))
+    return source.resize(size, Image.Resampling.LANCZOS, reducing_gap=3.0)
+
+
+def integer_side(width: int, height: int, max_side: int = 1280) -> int:
+    """The largest long side ≤ ``max_side`` that divides the screen by a whole number (2400 → 1200 for 1280),
+    so the shrink is an exact, fast block average. Falls back to ``max_side`` when no whole factor fits."""
+    long_side = max(width, height)
+    if long_side <= max_side:
+        return long_side
+    factor = math.ceil(long_side / max_side)
+    if long_side % factor == 0 and min(width, height) % factor == 0:
+        return long_side // factor
+    return max_side
 
 
 async def prepare_screenshot_async(image: Image.Image | bytes, **kwargs: Any) -> PreparedScreenshot:
