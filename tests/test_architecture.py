@@ -65,3 +65,21 @@ def test_sdk_imports_stay_in_their_provider_module() -> None:
             if root in sdks and not (path.parent.name == "providers" and path.name == sdks[root]):
                 offenders.append(f"{path.relative_to(PACKAGE)}: {module}")
     assert offenders == []
+
+
+def test_the_agent_drives_any_phone_through_its_ports() -> None:
+    # The orchestrator must run the same on a real phone: it may not reach into the simulator, and it does not
+    # know who watches it (window, CLI, run store are event subscribers).
+    banned = ("relay_desktop.sim", "relay_desktop.runs", "relay_desktop.ui", "relay_desktop.cli")
+    offenders = [str(p.relative_to(PACKAGE)) for p in (PACKAGE / "agent").rglob("*.py")
+                 if any(m.startswith(banned) for m in imported_modules(p))]
+    assert offenders == []
+
+
+def test_run_history_only_records_events() -> None:
+    # The run store reads the agent's events; it never talks to a phone or a model.
+    banned = ("relay_desktop.sim", "relay_desktop.device", "relay_desktop.llm.router", "relay_desktop.llm.providers",
+              "relay_desktop.ui")
+    offenders = [str(p.relative_to(PACKAGE)) for p in (PACKAGE / "runs").rglob("*.py")
+                 if any(m.startswith(banned) for m in imported_modules(p))]
+    assert offenders == []
