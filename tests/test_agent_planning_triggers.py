@@ -88,7 +88,7 @@ async def test_three_step_failures_launch_recovery_planning() -> None:
 
     # The initial plan lands during step 2 and is adopted at the top of step 3, which zeroes the count;
     # failures at steps 3, 4 and 5 make three → consulted at step 5, adopted at the next step that finds it done.
-    assert [(g.step, g.trigger) for g in run.of(GuidanceUpdated)][0] == (3, "initial")
+    assert next((g.step, g.trigger) for g in run.of(GuidanceUpdated)) == (3, "initial")
     assert [e.step for e in consulted(run, "failures")] == [5]
     failures = [g for g in run.of(GuidanceUpdated) if g.trigger == "failures"]
     assert failures and failures[0].step in (6, 7)

@@ -298,3 +298,29 @@ async def test_a_step_that_fails_on_the_phone_is_retried_once_on_a_fresh_element
     assert any(e.message.startswith("Retrying 'tap e2' on a fresh element map") for e in run.of(LogLine))
     assert [r.ok for r in run.of(ActionResult)] == [False, True]
     assert run.agent.coordinator.failures_since_last_plan == 0
+
+
+async def test_when_every_provider_fails_the_rule_based_planner_takes_over() -> None:
+    from relay_desktop.agent.events import PlanReceived
+    from relay_desktop.llm.errors import AllProvidersFailed, ConnectionFailed
+
+    def fast(n: int, request: LLMRequest) -> object:
+        return AllProvidersFailed("fast", [ConnectionFailed("no route to host", provider="anthropic", model="m")])
+
+    screens = {"s": Screen("com.example.app", [Widget("Wi-Fi", "switch")])}
+    phone = FakePhone(screens, "s")
+    run = await run_task(phone, Script(fast), "Turn on Wi-Fi", planning=False)
+    assert run.result is not None and run.result.outcome == "success"
+    assert [p.source for p in run.of(PlanReceived)] == ["fallback", "fallback"]
+    assert any("the rule-based fallback planner takes over" in e.message for e in run.of(LogLine))
+    assert phone.screens["s"].widgets[0].checked
+    assert len(run.fast_requests()) == 1   # no model is asked again once it is known that none answers
+
+
+async def test_with_no_model_at_all_the_fallback_planner_drives() -> None:
+    screens = {"s": Screen("com.example.app", [Widget("Bluetooth", "switch", checked=True)])}
+    phone = FakePhone(screens, "s")
+    run = await run_task(phone, None, "Turn off Bluetooth")
+    assert run.result is not None and run.result.outcome == "success"
+    assert any("No model is configured" in e.message for e in run.of(LogLine))
+    assert not phone.screens["s"].widgets[0].checked
