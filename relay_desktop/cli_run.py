@@ -45,6 +45,9 @@ def register(commands: Any) -> None:
     run.add_argument("--yes", action="store_true",
                      help="allow sensitive actions (send, pay, delete, install) without asking")
     run.add_argument("--no-screenshots", action="store_true", help="send element lists only, no screenshots")
+    run.add_argument("--allow-shell", action="append", default=[], metavar="PREFIX",
+                     help="let the agent run adb shell commands starting with PREFIX (repeatable; each command "
+                          "is confirmed). Off by default")
     run.set_defaults(command="run", handler=_run_task)
 
 
@@ -142,7 +145,8 @@ async def _run_task(args: argparse.Namespace) -> int:
 
     out = EventPrinter(json_lines=args.json)
     try:
-        settings = AgentSettings(max_steps=args.max_steps, screenshots=not args.no_screenshots)
+        settings = AgentSettings(max_steps=args.max_steps, screenshots=not args.no_screenshots,
+                                 shell_allowed=tuple(p.strip() for p in args.allow_shell if p.strip()))
         llm, which = models_from_args(args)
     except ValueError as exc:
         print(f"relay-desktop run: {exc}", file=sys.stderr)

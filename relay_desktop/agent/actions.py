@@ -17,8 +17,9 @@ import jsonschema
 from relay_desktop.llm.types import OutputContract
 from relay_desktop.perception import Bounds, Element, ElementMap
 
-__all__ = ["ACTIONS", "MAX_STEPS_PER_PLAN", "PLAN_CONTRACT", "ActionSpec", "ResolvedStep", "SemanticActionPlan",
-           "Step", "StepError", "parse_plan", "resolve_step"]
+__all__ = ["ACTIONS", "MAX_STEPS_PER_PLAN", "OPTIONAL_ACTIONS", "PLAN_CONTRACT", "ActionSpec", "ResolvedStep",
+           "SemanticActionPlan", "Step", "StepError", "available_actions", "parse_plan", "plan_contract",
+           "resolve_step"]
 
 MAX_STEPS_PER_PLAN = 5
 DIRECTIONS = ("up", "down", "left", "right")
@@ -81,31 +82,44 @@ ACTIONS: dict[str, ActionSpec] = {spec.name: spec for spec in (
                {"reason": {"type": "string"}}, required=("reason",), ends_plan=True),
 )}
 
-_ALL_PARAMS: dict[str, Any] = {}
-for _spec in ACTIONS.values():
-    for _name, _schema in _spec.params.items():
-        _ALL_PARAMS.setdefault(_name, _schema)
+# Off unless the user allows it (with a list of allowed command prefixes); every call is confirmed.
+SHELL = ActionSpec("shell", "Run an adb shell command; only commands starting with an allowed prefix run.",
+                   {"command": {"type": "string", "minLength": 1}}, required=("command",))
+OPTIONAL_ACTIONS: dict[str, ActionSpec] = {SHELL.name: SHELL}
 
-# One flat step object (the action name plus every parameter) rather than a oneOf per action: every provider's
-# structured-output mode accepts it, and each step is then checked against its own action's schema.
-STEP_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"action": {"enum": list(ACTIONS)}, **_ALL_PARAMS},
-    "required": ["action"],
-}
 
-PLAN_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "thinking": {"type": "string", "description": "what the screen shows and why these steps"},
-        "reflection": {"type": "string", "description": "one critical line: did the last action do what you wanted?"},
-        "steps": {"type": "array", "items": STEP_SCHEMA, "minItems": 1, "maxItems": MAX_STEPS_PER_PLAN},
-    },
-    "required": ["thinking", "steps"],
-}
+def available_actions(*, shell: bool = False) -> dict[str, ActionSpec]:
+    return {**ACTIONS, **({SHELL.name: SHELL} if shell else {})}
 
-PLAN_CONTRACT = OutputContract(
-    "act", "The next steps to carry out on the phone, from the current screen.", PLAN_SCHEMA)
+
+def _plan_schema(specs: dict[str, ActionSpec]) -> dict[str, Any]:
+    params: dict[str, Any] = {}
+    for spec in specs.values():
+        for name, schema in spec.params.items():
+            params.setdefault(name, schema)
+    # One flat step object (the action name plus every parameter) rather than a oneOf per action: every
+    # provider's structured-output mode accepts it, and each step is then checked against its own schema.
+    step = {"type": "object", "properties": {"action": {"enum": list(specs)}, **params}, "required": ["action"]}
+    return {
+        "type": "object",
+        "properties": {
+            "thinking": {"type": "string", "description": "what the screen shows and why these steps"},
+            "reflection": {"type": "string",
+                           "description": "one critical line: did the last action do what you wanted?"},
+            "steps": {"type": "array", "items": step, "minItems": 1, "maxItems": MAX_STEPS_PER_PLAN},
+        },
+        "required": ["thinking", "steps"],
+    }
+
+
+def plan_contract(*, shell: bool = False) -> OutputContract:
+    return OutputContract("act", "The next steps to carry out on the phone, from the current screen.",
+                          _plan_schema(available_actions(shell=shell)))
+
+
+PLAN_CONTRACT = plan_contract()
+PLAN_SCHEMA = PLAN_CONTRACT.schema
+STEP_SCHEMA = PLAN_SCHEMA["properties"]["steps"]["items"]
 
 
 class StepError(Exception):
@@ -124,7 +138,7 @@ class Step:
 
     @property
     def spec(self) -> ActionSpec:
-        return ACTIONS[self.action]
+        return ACTIONS.get(self.action) or OPTIONAL_ACTIONS[self.action]
 
     def describe(self) -> str:
         """One line for logs and history: ``tap e12``, ``type e3 "milk"``, ``launch_app "Clock"``."""
@@ -137,7 +151,7 @@ class Step:
         for key in ("direction", "key", "app"):
             if key in p:
                 parts.append(str(p[key]))
-        for key in ("text", "question", "summary", "reason"):
+        for key in ("text", "question", "summary", "reason", "command"):
             if key in p:
                 text = str(p[key])
                 parts.append('"' + (text if len(text) <= 60 else text[:57] + "…") + '"')
@@ -173,16 +187,17 @@ class SemanticActionPlan:
                 "steps": [s.to_json() for s in self.steps]}
 
 
-def _check_step(raw: Any, index: int) -> Step:
+def _check_step(raw: Any, index: int, specs: dict[str, ActionSpec]) -> Step:
     if not isinstance(raw, dict):
         raise StepError(f"step {index + 1} is not an object")
     name = raw.get("action")
-    if name not in ACTIONS:
-        known = ", ".join(ACTIONS)
-        raise StepError(f"step {index + 1}: unknown action {name!r}; use one of {known}")
+    if name not in specs:
+        known = ", ".join(specs)
+        hint = " (the shell is turned off)" if name in OPTIONAL_ACTIONS else ""
+        raise StepError(f"step {index + 1}: unknown action {name!r}{hint}; use one of {known}")
     # Models often add empty or null parameters another action would use; they mean "not given".
     params = {k: v for k, v in raw.items() if k != "action" and v not in (None, "")}
-    spec = ACTIONS[name]
+    spec = specs[name]
     extra = sorted(set(params) - set(spec.params))
     for key in extra:
         del params[key]
@@ -197,12 +212,13 @@ def _check_step(raw: Any, index: int) -> Step:
     return Step(name, params)
 
 
-def parse_plan(data: dict[str, Any], source: str = "model") -> SemanticActionPlan:
+def parse_plan(data: dict[str, Any], source: str = "model", *, shell: bool = False) -> SemanticActionPlan:
     """A plan from the model's validated answer; raises :class:`StepError` for the first bad step."""
     raw_steps = data.get("steps") or []
     if not raw_steps:
         raise StepError("the plan has no steps")
-    steps = tuple(_check_step(raw, i) for i, raw in enumerate(raw_steps[:MAX_STEPS_PER_PLAN]))
+    specs = available_actions(shell=shell)
+    steps = tuple(_check_step(raw, i, specs) for i, raw in enumerate(raw_steps[:MAX_STEPS_PER_PLAN]))
     # Steps after one that changes the whole screen were planned for a screen that will be gone.
     for i, step in enumerate(steps):
         if step.spec.ends_plan:

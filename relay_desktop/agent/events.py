@@ -72,6 +72,7 @@ class PlanReceived(Event):
     step: int
     plan: SemanticActionPlan
     source: str                        # "model" or "fallback"
+    thinking: str = ""                 # the model's reasoning (its thinking tokens, else the plan's own words)
     model: str = ""
     latency_ms: float = 0.0
     input_tokens: int = 0

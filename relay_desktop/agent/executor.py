@@ -27,9 +27,10 @@ SWIPE_MS = 350
 
 
 class Executor:
-    def __init__(self, phone: Phone, control: RunControl) -> None:
+    def __init__(self, phone: Phone, control: RunControl, shell_allowed: tuple[str, ...] = ()) -> None:
         self.phone = phone
         self.control = control
+        self.shell_allowed = shell_allowed
         self.launched: str | None = None       # package of the last app opened with launch_app
 
     async def _send(self, command: Callable[[], Awaitable[object]]) -> None:
@@ -69,6 +70,8 @@ class Executor:
                 await self._send(launch)
                 self.launched = package
                 return f"opened {package}"
+            if action == "shell":
+                return await self._shell(str(step.params["command"]))
             if action == "wait":
                 await asyncio.sleep(float(step.params["seconds"]))
                 return f"waited {step.params['seconds']} s"
@@ -79,6 +82,28 @@ class Executor:
         except CommandFailedError as exc:
             raise StepError(f"the phone refused '{step.describe()}': {exc}") from None
         raise StepError(f"'{action}' is not carried out on the phone")
+
+    async def _shell(self, command: str) -> str:
+        command = command.strip()
+        if not any(command == p or command.startswith(p + " ") for p in self.shell_allowed):
+            allowed = ", ".join(self.shell_allowed) or "none"
+            raise StepError(f"shell command not allowed: `{command}` (allowed prefixes: {allowed})")
+        if any(c in command for c in ";&|`$<>\n"):
+            raise StepError("shell commands may not chain, redirect or substitute (; & | ` $ < >)")
+        shell = getattr(self.phone, "shell", None)
+        if shell is None:
+            raise StepError("this phone connection has no shell")
+        result = None
+
+        async def run() -> None:
+            nonlocal result
+            result = await shell(command, timeout=20)
+        await self._send(run)
+        assert result is not None
+        output = result.output.strip()
+        if len(output) > 1500:
+            output = output[:1500] + f"… ({len(result.output):,} characters in all)"
+        return f"exit {result.exit_code}: {output or '(no output)'}"
 
     async def _type(self, resolved: ResolvedStep) -> str:
         step, phone = resolved.step, self.phone

@@ -16,7 +16,7 @@ import time
 import uuid
 from typing import Any
 
-from relay_desktop.agent.actions import PLAN_CONTRACT, SemanticActionPlan, StepError, parse_plan
+from relay_desktop.agent.actions import SemanticActionPlan, StepError, parse_plan, plan_contract
 from relay_desktop.agent.context import DeviceContextCache
 from relay_desktop.agent.control import RunControl, RunStopped
 from relay_desktop.agent.conversation import Conversation
@@ -144,7 +144,7 @@ class Orchestrator:
                              "Describe what to do in a few sentences.")
         self.conversation = Conversation(task)
         self.guards = LoopGuards()
-        self.executor = Executor(self.phone, self.control)
+        self.executor = Executor(self.phone, self.control, shell_allowed=self.settings.shell_allowed)
         planner = PlanningAgent(self.models, meter=self.meter) if self.models is not None else None
         checker = ProgressChecker(self.models, self.meter) if self.models is not None else None
         self.completion = CompletionVerifier(self.models, self.meter) if self.models is not None else None
@@ -264,8 +264,9 @@ class Orchestrator:
         text = fast_user_prompt(self.task, observation, step=self.iteration, max_steps=self.settings.max_steps,
                                 apps=apps, diff_text=diff_text, notes=notes, guidance=self.coordinator.guidance)
         images = (ImagePart(observation.screenshot.jpeg),) if observation.screenshot is not None else ()
-        request = LLMRequest(fast_system_prompt(), self.conversation.request(Message.user(text, *images)),
-                             PLAN_CONTRACT, max_tokens=self.settings.fast_max_tokens)
+        shell = self.settings.shell_allowed
+        request = LLMRequest(fast_system_prompt(shell), self.conversation.request(Message.user(text, *images)),
+                             plan_contract(shell=bool(shell)), max_tokens=self.settings.fast_max_tokens)
         try:
             response = await self.models.generate("fast", request, meter=self.meter)
         except LLMError as exc:
@@ -278,13 +279,14 @@ class Orchestrator:
             self.log(f"Every model failed ({exc}); the rule-based fallback planner takes over.", "warning")
             return await self._plan(observation, diff_text, notes)
         try:
-            plan = parse_plan(response.data or {})
+            plan = parse_plan(response.data or {}, shell=bool(shell))
         except StepError as exc:
             self.log(f"The plan was refused: {exc}", "warning")
             self.conversation.add(Message.assistant(response.text))
             self.conversation.add(Message.user(f"That plan could not run: {exc}"))
             return None
         self.emit(PlanReceived(run_id=self.run_id, step=self.iteration, plan=plan, source="model",
+                               thinking=response.thinking or plan.thinking,
                                model=f"{response.provider}/{response.model}", latency_ms=response.latency_s * 1000,
                                input_tokens=response.usage.input_tokens, output_tokens=response.usage.output_tokens,
                                cost_usd=response.cost_usd, prompt=f"{request.system}\n\n{text}",

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from relay_desktop.agent.actions import ACTIONS, MAX_STEPS_PER_PLAN
+from relay_desktop.agent.actions import MAX_STEPS_PER_PLAN, available_actions
 from relay_desktop.agent.observation import Observation
 from relay_desktop.device.models import AppInfo
 from relay_desktop.perception import current_dialog, focused_field, sign_in_screen, to_prompt_text
@@ -67,21 +67,23 @@ def device_block(observation: Observation, apps: Sequence[AppInfo] = (), max_app
     return "\n".join(lines)
 
 
-def _action_lines() -> str:
+def _action_lines(shell: tuple[str, ...] = ()) -> str:
     lines = []
-    for spec in ACTIONS.values():
+    for spec in available_actions(shell=bool(shell)).values():
         params = ", ".join(f"{name}{'' if name in spec.required else '?'}" for name in spec.params)
         lines.append(f"- {spec.name}({params}): {spec.description}")
+    if shell:
+        lines.append("  Allowed shell command prefixes: " + "; ".join(f"`{p}`" for p in shell))
     return "\n".join(lines)
 
 
-def fast_system_prompt() -> str:
+def fast_system_prompt(shell: tuple[str, ...] = ()) -> str:
     return f"""You operate an Android phone for the user, one short plan at a time.
 Each turn you get the user's task, the phone's state and a screenshot; you answer with up to \
 {MAX_STEPS_PER_PLAN} steps to carry out now. After they run you see the new screen.
 
 Actions:
-{_action_lines()}
+{_action_lines(shell)}
 
 Rules:
 - Refer to elements by their id from the element list (e.g. e12); the screenshot shows where they are.

@@ -52,6 +52,8 @@ def sensitive_reason(resolved: ResolvedStep, observation: Observation) -> str | 
         name = f"{field.label} {field.hint}" if field is not None else ""
         if _MESSAGE_FIELD.search(name):
             return f'send "{step.params.get("text", "")}" (typed into "{field.name if field else "field"}")'
+    if step.action == "shell":
+        return f"run `{step.params.get('command', '')}` in the phone's shell"
     if step.action == "launch_app" and re.search(r"\b(install|uninstall)\b", str(step.params.get("app", "")), re.I):
         return f"open {step.params['app']}"
     return None

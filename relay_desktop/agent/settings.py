@@ -27,6 +27,7 @@ class AgentSettings:
     settle_s: float = 0.0                  # pause after acting before the next capture (no mirror to watch)
     max_self_heals: int = 3
     fast_max_tokens: int = 1024
+    shell_allowed: tuple[str, ...] = ()    # adb shell command prefixes the agent may run; empty: no shell tool
 
     def __post_init__(self) -> None:
         if not 1 <= self.max_steps <= 500:
