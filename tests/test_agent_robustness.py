@@ -324,3 +324,21 @@ async def test_with_no_model_at_all_the_fallback_planner_drives() -> None:
     assert run.result is not None and run.result.outcome == "success"
     assert any("No model is configured" in e.message for e in run.of(LogLine))
     assert not phone.screens["s"].widgets[0].checked
+
+
+async def test_a_phone_that_goes_away_ends_the_run_with_a_plain_reason() -> None:
+    from relay_desktop.device.errors import DeviceDisconnectedError
+
+    phone = FakePhone(counter_screens(), "s0")
+
+    async def gone() -> str:
+        raise DeviceDisconnectedError("fake-phone disconnected during uiautomator dump")
+
+    def fast(n: int, request: LLMRequest) -> object:
+        phone.dump_hierarchy = gone  # type: ignore[method-assign]
+        return tap("e2")
+
+    run = await run_task(phone, Script(fast), planning=False)
+    assert run.result is not None and run.result.outcome == "error"
+    assert run.result.reason == "the phone stopped responding: fake-phone disconnected during uiautomator dump"
+    assert run.of(RunFinished)[0].outcome == "error"

@@ -123,6 +123,9 @@ class Orchestrator:
             outcome, reason = "stopped", "stopped by the user"
         except DeviceError as exc:
             outcome, reason = "error", f"the phone stopped responding: {exc}"
+        except Exception as exc:  # a bug must end the run visibly (and in history), not kill the app
+            log.exception("run %s failed", self.run_id)
+            outcome, reason = "error", f"internal error: {type(exc).__name__}: {exc}"
         finally:
             coordinator = getattr(self, "coordinator", None)
             if coordinator is not None:
