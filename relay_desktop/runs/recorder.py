@@ -1,0 +1,159 @@
+"""The run store as an event subscriber: gathers each step's events and commits the step when it ends.
+
+Subscribers must be quick, so events go into a queue and one background task writes them (through threads:
+SQLite and JPEG files never block the loop). A step is committed when the next one starts or the run ends.
+If the disk fails (full, read-only, removed), the run goes on: the recorder stops writing, logs once and
+keeps a plain ``error`` for the window or the command line to show.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sqlite3
+import time
+from collections.abc import Callable
+from typing import Any
+
+from relay_desktop.agent.events import (
+    ActionResult,
+    ActionStarted,
+    Event,
+    EventBus,
+    GuidanceUpdated,
+    HumanInput,
+    LogLine,
+    PlanReceived,
+    RunFinished,
+    RunStarted,
+    RunStateChanged,
+    ScreenCaptured,
+    StepStarted,
+    Verification,
+)
+from relay_desktop.perception import to_json
+from relay_desktop.runs.store import RunStore, StepRecord
+
+__all__ = ["RunRecorder"]
+
+log = logging.getLogger(__name__)
+
+
+class RunRecorder:
+    def __init__(self, store: RunStore) -> None:
+        self.store = store
+        self.error: str | None = None
+        self._queue: asyncio.Queue[Event | None] = asyncio.Queue()
+        self._worker: asyncio.Task[None] | None = None
+        self._run_id: str | None = None
+        self._step: StepRecord | None = None
+        self._jpeg: bytes | None = None
+
+    def attach(self, bus: EventBus) -> Callable[[], None]:
+        return bus.subscribe(self._on_event)
+
+    def _on_event(self, event: Event) -> None:
+        if self._worker is None:
+            self._worker = asyncio.get_running_loop().create_task(self._drain(), name="run-recorder")
+        self._queue.put_nowait(event)
+
+    async def flush(self) -> None:
+        """Wait until every event received so far is written."""
+        if self._worker is not None:
+            await self._queue.join()
+
+    async def aclose(self) -> None:
+        if self._worker is not None:
+            self._queue.put_nowait(None)
+            await self._worker
+            self._worker = None
+
+    async def _drain(self) -> None:
+        while True:
+            event = await self._queue.get()
+            try:
+                if event is None:
+                    return
+                if self.error is None:
+                    await self._handle(event)
+            except (OSError, sqlite3.Error) as exc:
+                self.error = f"{type(exc).__name__}: {exc}"
+                log.error("run history not saved from now on (%s): %s", self.store.root, self.error)
+            except Exception:
+                log.exception("run history: could not record %s", event.kind if event else "close")
+            finally:
+                self._queue.task_done()
+
+    async def _handle(self, event: Event) -> None:
+        if isinstance(event, RunStarted):
+            self._run_id = event.run_id
+            await asyncio.to_thread(self.store.begin_run, event.run_id, event.task, event.serial, event.settings,
+                                    event.time)
+        elif self._run_id is None:
+            return
+        elif isinstance(event, StepStarted):
+            await self._commit()
+            self._step = StepRecord(event.step, started_at=event.time)
+        elif isinstance(event, RunFinished):
+            await self._commit()
+            await asyncio.to_thread(
+                self.store.finish_run, event.run_id, outcome=event.outcome, reason=event.reason, steps=event.steps,
+                elapsed_s=event.elapsed_s, input_tokens=event.input_tokens, output_tokens=event.output_tokens,
+                cost_usd=event.cost_usd, finished_at=event.time)
+        elif isinstance(event, LogLine | HumanInput | RunStateChanged | GuidanceUpdated):
+            await asyncio.to_thread(self.store.add_log, self._run_id, event.time, getattr(event, "step", None),
+                                    *_log_line(event))
+            if isinstance(event, GuidanceUpdated) and self._step is not None:
+                self._step.guidance = event.guidance
+        elif self._step is not None:
+            await self._into_step(event, self._step)
+
+    async def _into_step(self, event: Event, step: StepRecord) -> None:
+        if isinstance(event, ScreenCaptured):
+            step.app, step.layout_hash = event.app, event.layout_hash
+            step.element_map = await asyncio.to_thread(to_json, event.element_map)
+            shot = event.screenshot
+            if shot is not None:
+                self._jpeg = shot.jpeg
+                step.screen_size = (shot.width, shot.height, shot.source_width, shot.source_height)
+        elif isinstance(event, PlanReceived):
+            step.prompt, step.response, step.thinking = event.prompt, event.response, event.thinking
+            step.plan, step.source, step.model = event.plan.to_json(), event.source, event.model
+            step.latency_ms, step.cost_usd = event.latency_ms, event.cost_usd or 0.0
+            step.input_tokens, step.output_tokens = event.input_tokens, event.output_tokens
+        elif isinstance(event, ActionStarted):
+            step.actions.append({"index": event.index, "description": event.description,
+                                 "action": event.action.to_json(), "bounds": _list(event.bounds),
+                                 "point": _list(event.point), "ok": None, "message": "", "duration_ms": 0.0})
+        elif isinstance(event, ActionResult):
+            started = next((a for a in reversed(step.actions) if a["index"] == event.index and a["ok"] is None), None)
+            if started is None:
+                started = {"index": event.index, "description": event.action.describe(),
+                           "action": event.action.to_json(), "bounds": None, "point": None}
+                step.actions.append(started)
+            started.update(ok=event.ok, message=event.message, duration_ms=event.duration_ms)
+        elif isinstance(event, Verification):
+            step.verifications.append({"check": event.check, "ok": event.ok, "reason": event.reason})
+
+    async def _commit(self) -> None:
+        step, jpeg = self._step, self._jpeg
+        self._step, self._jpeg = None, None
+        if step is None or self._run_id is None:
+            return
+        step.ended_at = time.time()
+        await asyncio.to_thread(self.store.save_step, self._run_id, step, jpeg)
+
+
+def _list(value: Any) -> list[int] | None:
+    return None if value is None else [int(v) for v in value]
+
+
+def _log_line(event: Event) -> tuple[str, str]:
+    if isinstance(event, LogLine):
+        return event.level, event.message
+    if isinstance(event, HumanInput):
+        return "info", f"{event.purpose}: {event.prompt} → {event.answer or '(no answer)'}"
+    if isinstance(event, GuidanceUpdated):
+        return "info", f"planning agent ({event.trigger}): {event.guidance}"
+    assert isinstance(event, RunStateChanged)
+    return "info", f"run {event.state}" + (f": {event.reason}" if event.reason else "")

@@ -1,0 +1,263 @@
+"""Run history on disk: one SQLite database, with each step's screenshot as a JPEG file beside it.
+
+``runs.sqlite3`` holds a row per run (task, settings, outcome, totals) and a row per step (element map,
+prompt, response, plan, actions, verifications, timings); the screenshots are ``<run id>/step-<n>.jpg``.
+Each step is its own transaction, written when the step ends, so a crash or a kill loses at most the step in
+progress. WAL mode lets the window read history while a run writes it. Every text passes through the
+redaction filter on its way in: no API key reaches the disk, whatever a prompt or a log line held.
+
+The methods are blocking (SQLite and files); async callers use the ``a``-prefixed twins, which run them in a
+thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import sqlite3
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from relay_desktop.llm.redaction import redact
+from relay_desktop.paths import data_dir
+
+__all__ = ["SCHEMA_VERSION", "RunNotFound", "RunRecord", "RunStore", "RunSummary", "StepRecord"]
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    id TEXT PRIMARY KEY, task TEXT NOT NULL, serial TEXT, settings TEXT, started_at REAL NOT NULL,
+    finished_at REAL, outcome TEXT, reason TEXT, steps INTEGER DEFAULT 0, elapsed_s REAL DEFAULT 0,
+    input_tokens INTEGER DEFAULT 0, output_tokens INTEGER DEFAULT 0, cost_usd REAL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS steps (
+    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE, step INTEGER NOT NULL, started_at REAL,
+    ended_at REAL, screenshot TEXT, screen_size TEXT, app TEXT, layout_hash TEXT, element_map TEXT, prompt TEXT,
+    response TEXT, thinking TEXT, plan TEXT, source TEXT, model TEXT, latency_ms REAL, input_tokens INTEGER,
+    output_tokens INTEGER, cost_usd REAL, guidance TEXT, actions TEXT, verifications TEXT,
+    PRIMARY KEY (run_id, step));
+CREATE TABLE IF NOT EXISTS log (
+    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE, time REAL, step INTEGER, level TEXT,
+    message TEXT);
+CREATE INDEX IF NOT EXISTS log_run ON log(run_id);
+"""
+
+
+class RunNotFound(LookupError):
+    """No run has that id (or the prefix matches none, or several)."""
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    id: str
+    task: str
+    serial: str
+    started_at: float
+    finished_at: float | None
+    outcome: str               # success, failed, stopped, max_steps, error — or "interrupted" (never finished)
+    reason: str
+    steps: int
+    elapsed_s: float
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class StepRecord:
+    step: int
+    started_at: float = 0.0
+    ended_at: float = 0.0
+    screenshot: str | None = None          # file name relative to the store's folder
+    screen_size: tuple[int, int, int, int] | None = None   # sent width, height, device width, height
+    app: str = ""
+    layout_hash: str = ""
+    element_map: dict[str, Any] | None = None
+    prompt: str = ""
+    response: str = ""
+    thinking: str = ""
+    plan: dict[str, Any] | None = None
+    source: str = ""
+    model: str = ""
+    latency_ms: float = 0.0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    guidance: str = ""
+    actions: list[dict[str, Any]] = field(default_factory=list)
+    verifications: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    summary: RunSummary
+    settings: dict[str, Any]
+    steps: list[StepRecord]
+    log: list[dict[str, Any]]
+
+
+def _json(value: Any) -> str | None:
+    return None if value is None else redact(json.dumps(value, ensure_ascii=False, default=str))
+
+
+class RunStore:
+    def __init__(self, root: Path | None = None) -> None:
+        self.root = root if root is not None else data_dir() / "runs"
+        self.path = self.root / "runs.sqlite3"
+        self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
+
+    def __repr__(self) -> str:
+        return f"RunStore({str(self.root)!r})"
+
+    def _connect(self) -> sqlite3.Connection:
+        if self._db is None:
+            self.root.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=10)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA foreign_keys=ON")
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            if version > SCHEMA_VERSION:
+                db.close()
+                raise sqlite3.DatabaseError(f"{self.path} was written by a newer Relay Desktop "
+                                            f"(history format {version}, this one reads {SCHEMA_VERSION})")
+            db.executescript(_SCHEMA)
+            db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            self._db = db
+        return self._db
+
+    def close(self) -> None:
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+    # ------------------------------------------------------------ writing
+
+    def begin_run(self, run_id: str, task: str, serial: str, settings: dict[str, Any], started_at: float) -> None:
+        with self._lock:
+            self._connect().execute(
+                "INSERT OR REPLACE INTO runs (id, task, serial, settings, started_at) VALUES (?, ?, ?, ?, ?)",
+                (run_id, redact(task), serial, _json(settings), started_at))
+
+    def save_step(self, run_id: str, record: StepRecord, jpeg: bytes | None = None) -> None:
+        """One step, screenshot file first: a step row never points at a missing file."""
+        if jpeg is not None:
+            folder = self.root / run_id
+            folder.mkdir(parents=True, exist_ok=True)
+            name = f"step-{record.step:03d}.jpg"
+            (folder / name).write_bytes(jpeg)
+            record.screenshot = f"{run_id}/{name}"
+        r = record
+        with self._lock:
+            db = self._connect()
+            db.execute("BEGIN")
+            try:
+                self._insert_step(db, run_id, r)
+                db.execute("UPDATE runs SET steps = max(steps, ?) WHERE id = ?", (r.step, run_id))
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+
+    @staticmethod
+    def _insert_step(db: sqlite3.Connection, run_id: str, r: StepRecord) -> None:
+        db.execute(
+            f"INSERT OR REPLACE INTO steps VALUES ({', '.join('?' * 22)})",
+            (run_id, r.step, r.started_at, r.ended_at, r.screenshot, _json(r.screen_size), r.app, r.layout_hash,
+             _json(r.element_map), redact(r.prompt), redact(r.response), redact(r.thinking), _json(r.plan),
+             r.source, r.model, r.latency_ms, r.input_tokens, r.output_tokens, r.cost_usd, redact(r.guidance),
+             _json(r.actions), _json(r.verifications)))
+
+    def add_log(self, run_id: str, time: float, step: int | None, level: str, message: str) -> None:
+        with self._lock:
+            self._connect().execute("INSERT INTO log VALUES (?, ?, ?, ?, ?)",
+                                    (run_id, time, step, level, redact(message)))
+
+    def finish_run(self, run_id: str, *, outcome: str, reason: str, steps: int, elapsed_s: float,
+                   input_tokens: int, output_tokens: int, cost_usd: float, finished_at: float) -> None:
+        with self._lock:
+            self._connect().execute(
+                "UPDATE runs SET outcome=?, reason=?, steps=?, elapsed_s=?, input_tokens=?, output_tokens=?, "
+                "cost_usd=?, finished_at=? WHERE id=?",
+                (outcome, redact(reason), steps, elapsed_s, input_tokens, output_tokens, cost_usd, finished_at,
+                 run_id))
+
+    # ------------------------------------------------------------ reading
+
+    def list_runs(self, limit: int = 50, offset: int = 0) -> list[RunSummary]:
+        with self._lock:
+            rows = self._connect().execute(
+                "SELECT id, task, serial, started_at, finished_at, outcome, reason, steps, elapsed_s, input_tokens, "
+                "output_tokens, cost_usd FROM runs ORDER BY started_at DESC LIMIT ? OFFSET ?",
+                (limit, offset)).fetchall()
+        return [_summary(row) for row in rows]
+
+    def resolve(self, prefix: str) -> str:
+        """The full id of the one run whose id starts with ``prefix`` (like a short git hash)."""
+        prefix = prefix.strip()
+        with self._lock:
+            ids = [r[0] for r in self._connect().execute(
+                "SELECT id FROM runs WHERE substr(id, 1, ?) = ? ORDER BY started_at DESC LIMIT 6",
+                (len(prefix), prefix)).fetchall()] if prefix else []
+        if not ids:
+            raise RunNotFound(f"no run has an id starting with {prefix!r} (see `relay-desktop runs list`)")
+        if len(ids) > 1 and prefix not in ids:
+            raise RunNotFound(f"{prefix!r} matches several runs: {', '.join(ids[:5])}; give more of the id")
+        return prefix if prefix in ids else ids[0]
+
+    def get_run(self, run_id: str) -> RunRecord:
+        run_id = self.resolve(run_id)
+        with self._lock:
+            db = self._connect()
+            row = db.execute("SELECT id, task, serial, started_at, finished_at, outcome, reason, steps, elapsed_s, "
+                             "input_tokens, output_tokens, cost_usd, settings FROM runs WHERE id=?",
+                             (run_id,)).fetchone()
+            steps = db.execute("SELECT * FROM steps WHERE run_id=? ORDER BY step", (run_id,)).fetchall()
+            log = db.execute("SELECT time, step, level, message FROM log WHERE run_id=? ORDER BY rowid",
+                             (run_id,)).fetchall()
+        return RunRecord(_summary(row[:12]), json.loads(row[12] or "{}"), [_step(s) for s in steps],
+                         [{"time": t, "step": s, "level": lv, "message": m} for t, s, lv, m in log])
+
+    def screenshot_path(self, record: StepRecord) -> Path | None:
+        return self.root / record.screenshot if record.screenshot else None
+
+    def delete_run(self, run_id: str) -> None:
+        run_id = self.resolve(run_id)
+        with self._lock:
+            self._connect().execute("DELETE FROM runs WHERE id=?", (run_id,))
+        shutil.rmtree(self.root / run_id, ignore_errors=True)
+
+    # ------------------------------------------------------------ async twins
+
+    async def alist_runs(self, limit: int = 50, offset: int = 0) -> list[RunSummary]:
+        return await asyncio.to_thread(self.list_runs, limit, offset)
+
+    async def aget_run(self, run_id: str) -> RunRecord:
+        return await asyncio.to_thread(self.get_run, run_id)
+
+    async def adelete_run(self, run_id: str) -> None:
+        await asyncio.to_thread(self.delete_run, run_id)
+
+
+def _summary(row: tuple[Any, ...]) -> RunSummary:
+    rid, task, serial, started, finished, outcome, reason, steps, elapsed, tin, tout, cost = row
+    return RunSummary(rid, task, serial or "", started, finished, outcome or "interrupted",
+                      reason or ("the app stopped before the run finished" if outcome is None else ""),
+                      steps or 0, elapsed or 0.0, tin or 0, tout or 0, cost or 0.0)
+
+
+def _step(row: tuple[Any, ...]) -> StepRecord:
+    (_, step, started, ended, shot, size, app, layout, element_map, prompt, response, thinking, plan, source, model,
+     latency, tin, tout, cost, guidance, actions, verifications) = row
+    return StepRecord(step, started or 0.0, ended or 0.0, shot, tuple(json.loads(size)) if size else None,
+                      app or "", layout or "", json.loads(element_map) if element_map else None, prompt or "",
+                      response or "", thinking or "", json.loads(plan) if plan else None, source or "", model or "",
+                      latency or 0.0, tin or 0, tout or 0, cost or 0.0, guidance or "",
+                      json.loads(actions) if actions else [], json.loads(verifications) if verifications else [])

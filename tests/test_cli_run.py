@@ -1,0 +1,91 @@
+"""`relay-desktop run`, `runs` and `bench` as a user types them, on the virtual phone."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from relay_desktop.cli import main
+from relay_desktop.llm.keys import ApiKey
+from tests.conftest import AdbTestServer
+from tests.fake_llm import FakeLLMServer, Reply
+from tests.test_agent_e2e import wifi_model
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, adb_server: AdbTestServer) -> Path:
+    """Run history and settings in a temporary folder; the private adb server from the fixture."""
+    monkeypatch.setenv("RELAY_DESKTOP_HOME", str(tmp_path))
+    for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr("relay_desktop.llm.keys.KeyStore.keys", lambda self, provider: [])
+    return tmp_path
+
+
+def test_run_turn_on_wifi_on_the_virtual_phone_with_the_fallback_planner(
+        home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["run", "Turn on Wi-Fi", "--sim"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "rule-based fallback planner (no API key found" in out
+    assert "✔ success after" in out and "Virtual phone check: passed (Wi-Fi is on)" in out
+    run_id = out.rsplit("Saved as run ", 1)[1].split()[0]
+
+    assert main(["runs", "list", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert listed[0]["id"] == run_id and listed[0]["outcome"] == "success"
+    assert main(["runs", "show", run_id[:12]]) == 0
+    assert "launch_app Settings" in capsys.readouterr().out
+    report = home / "report.html"
+    assert main(["runs", "export", run_id, "-o", str(report)]) == 0
+    assert report.read_text().count("<img") >= 3
+
+
+def test_run_with_a_model_prints_json_lines(home: Path, capsys: pytest.CaptureFixture[str],
+                                            fake_llm: FakeLLMServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_llm.default = Reply.from_request(wifi_model)
+    monkeypatch.setattr("relay_desktop.llm.keys.KeyStore.keys",
+                        lambda self, provider: [ApiKey(provider, "sk-test-1234567890", "session")])
+    code = main(["run", "Turn on Wi-Fi", "--sim", "--provider", "openai", "--base-url", fake_llm.base_url_for("openai"),
+                 "--json"])
+    captured = capsys.readouterr()
+    events = [json.loads(line) for line in captured.out.splitlines()]
+    assert code == 0, captured.err
+    kinds = [e["event"] for e in events]
+    assert kinds[0] == "run_state" and "run_started" in kinds and kinds[-1] in ("run_finished", "run_state")
+    finished = next(e for e in events if e["event"] == "run_finished")
+    assert finished["outcome"] == "success" and finished["input_tokens"] > 0
+    assert "sk-test-1234567890" not in captured.out + captured.err
+
+
+@pytest.mark.parametrize(("task", "message"), [
+    ("   ", "the task is empty"),
+    ("x" * 100_000, "the task is 100,000 characters long; the limit is 4,000"),
+])
+def test_bad_tasks_end_with_a_clear_outcome_saved_in_history(task: str, message: str, home: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", task, "--sim", "--fallback"]) == 1
+    assert message in capsys.readouterr().out
+    assert main(["runs", "list", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert listed and listed[0]["outcome"] == "error"
+
+
+def test_an_unknown_device_is_a_clear_error(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "Turn on Wi-Fi", "--device", "no-such-phone", "--fallback"]) == 1
+    err = capsys.readouterr().err
+    assert "no-such-phone" in err
+
+
+def test_bad_model_options_are_refused(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "x", "--sim", "--model", "boss=openai/gpt-4.1"]) == 2
+    assert "the role must be one of fast, planning, verifier" in capsys.readouterr().err
+
+
+def test_bench_prints_the_suite_table(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "--fallback", "--task", "wifi_on", "--task", "bluetooth_off", "--no-history"]) == 0
+    out = capsys.readouterr().out
+    assert "wifi_on" in out and "bluetooth_off" in out and "✔ pass" in out
+    assert "Solved 2/2 (100%)" in out
