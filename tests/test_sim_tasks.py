@@ -10,7 +10,7 @@ from tests.conftest import AdbTestServer
 
 
 def test_the_suite_is_large_and_ids_are_unique() -> None:
-    assert len(ALL_TASKS) >= 12
+    assert len(ALL_TASKS) >= 30
     assert len(TASKS_BY_ID) == len(ALL_TASKS)
     assert all(task.goal and task.max_steps > 0 for task in ALL_TASKS)
 

@@ -84,8 +84,12 @@ class Messages(App):
     version_name = "messages.android_20240117_00_RC02"
     version_code = 179068034
     screens = {LIST: "conversation_list", THREAD: "thread", START_CHAT: "start_chat"}
+    dialogs = {"chat_features": "chat_features_dialog"}
 
     def reset(self) -> None:
+        # Set by a task: the "chat features" prompt Google Messages shows on first launch after an update.
+        self.chat_features_prompt = False
+        self.chat_features_on = False
         start = self.phone.now().replace(second=0, microsecond=0)
         self.conversations: list[Conversation] = []
         self.sent: list[SentMessage] = []
@@ -152,6 +156,11 @@ class Messages(App):
 
     def conversation_list(self, activity: Activity) -> View:
         ui = self.ui
+        if self.chat_features_prompt and not activity.state.get("prompt_shown"):
+            # Modal, like the real prompt: tapping outside it does nothing; one of its buttons must be used.
+            activity.state["prompt_shown"] = True
+            activity.state["dialog_modal"] = True
+            activity.dialog = "chat_features"
         rows = [self._conversation_row(c) for c in sorted(self.conversations, key=lambda c: -c.order)]
         if not rows:
             rows = [ui.text("Start a conversation with your contacts", color=ON_SURFACE_VARIANT, align="center",
@@ -163,6 +172,20 @@ class Messages(App):
         bar.children[0].style.align = "center"
         return ui.screen(bar, ui.scroll(rows, key="conversation_list", id="conversation_list",
                                         padding=ui.pad(0, 0, 0, 88)), fab=fab, id="main_content")
+
+    def chat_features_dialog(self, activity: Activity) -> View:
+        return self.ui.dialog("Turn on chat features?", "Send messages over Wi-Fi and mobile data, see when "
+                              "people are typing, and share high-quality photos.", [
+                                  ("Not now", lambda: self._close_prompt(activity)),
+                                  ("Turn on", lambda: self._close_prompt(activity, accepted=True)),
+                              ])
+
+    def _close_prompt(self, activity: Activity, accepted: bool = False) -> None:
+        self.chat_features_prompt = False
+        self.chat_features_on = False
+        self.chat_features_on = accepted
+        activity.state["dialog_modal"] = False
+        self.dismiss_dialog(activity)
 
     def _conversation_row(self, conversation: Conversation) -> View:
         ui = self.ui

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from relay_desktop.sim.app import Activity, App
+from relay_desktop.sim.ui import ON_SURFACE_VARIANT
 from relay_desktop.sim.views import View
 
 HOME_NETWORK = "Relay-Home"
@@ -26,6 +27,7 @@ class Settings(App):
         ".ConnectedDevicesActivity": "connected",
         ".DisplaySettingsActivity": "display",
         ".DeviceInfoActivity": "about",
+        ".DeviceNameActivity": "device_name",
     }
     _INTENTS = {
         "android.settings.SETTINGS": ".Settings",
@@ -139,7 +141,8 @@ class Settings(App):
         ui = self.ui
         props = self.phone.props
         rows = [
-            ui.list_item("Device name", self.phone.setting("global", "device_name"), id="device_name"),
+            ui.list_item("Device name", self.phone.setting("global", "device_name"), id="device_name",
+                         on_click=lambda: self.open(".DeviceNameActivity")),
             ui.list_item("Model", props["ro.product.model"], id="device_model"),
             ui.list_item("Android version", props["ro.build.version.release"], id="firmware_version"),
             ui.list_item("Build number", props["ro.build.id"], id="build_number"),
@@ -147,3 +150,26 @@ class Settings(App):
                          id="wifi_ip_address"),
         ]
         return self._page("About phone", rows, key="about_list")
+
+    def device_name(self, activity: Activity) -> View:
+        """Rename the phone. The Save button sits at the bottom and the screen does not resize for the
+        keyboard (adjustPan-style), so while typing, the keyboard covers Save: BACK hides it first."""
+        ui = self.ui
+        draft = activity.state.setdefault("name", self.phone.setting("global", "device_name"))
+        field = ui.edit_text("device_name", draft, hint="Device name", on_change=self.field_setter(activity, "name"),
+                             id="edit_device_name")
+        body = ui.column([
+            ui.text("Other devices see this name over Bluetooth, Wi-Fi Direct and hotspot.", size=14,
+                    color=ON_SURFACE_VARIANT, padding=ui.pad(16, 16, 16, 8)),
+            View(cls="android.widget.FrameLayout", children=[field], padding=ui.pad(16, 8)),
+        ], weight=1)
+        save = ui.button("Save", lambda: self._save_name(activity), id="save_device_name")
+        bottom = View(cls="android.widget.LinearLayout", children=[save], padding=ui.pad(16, 12, 16, 24))
+        bar = ui.app_bar("Device name", up=self.finish)
+        return ui.screen(bar, body, bottom=bottom, id="device_name_page")
+
+    def _save_name(self, activity: Activity) -> None:
+        name = " ".join(str(activity.state.get("name", "")).split())
+        if name:
+            self.phone.put_setting("global", "device_name", name)
+        self.finish()
