@@ -89,3 +89,19 @@ def test_bench_prints_the_suite_table(home: Path, capsys: pytest.CaptureFixture[
     out = capsys.readouterr().out
     assert "wifi_on" in out and "bluetooth_off" in out and "✔ pass" in out
     assert "Solved 2/2 (100%)" in out
+
+
+def test_a_model_that_answers_garbage_every_time_fails_clearly_and_is_saved(
+        home: Path, capsys: pytest.CaptureFixture[str], fake_llm: FakeLLMServer,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_llm.default = Reply.text("Sure! I'd love to help you with your phone today.")
+    monkeypatch.setattr("relay_desktop.llm.keys.KeyStore.keys",
+                        lambda self, provider: [ApiKey(provider, "sk-test-1234567890", "session")])
+    code = main(["run", "Turn on Wi-Fi", "--sim", "--provider", "openai", "--base-url", fake_llm.base_url_for("openai"),
+                 "--max-steps", "10"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "✘ failed after 5 steps" in out and "5 errors in a row; the last: no usable plan" in out
+    assert main(["runs", "list", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert listed[0]["outcome"] == "failed" and "5 errors in a row" in listed[0]["reason"]
