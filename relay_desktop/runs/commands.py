@@ -42,6 +42,8 @@ async def _run(args: argparse.Namespace) -> int:
         if action == "show":
             return await asyncio.to_thread(_show, store, args.id, args.json)
         return await asyncio.to_thread(_export, store, args.id, args.output)
+    except BrokenPipeError:  # `relay-desktop runs list | head`: the reader had enough
+        return 0
     except RunNotFound as exc:
         print(f"relay-desktop runs: {exc}", file=sys.stderr)
         return 1
