@@ -8,9 +8,9 @@ import pytest
 from PIL import Image, ImageDraw
 
 from relay_desktop.mirror.decoder import VideoDecoder
-from relay_desktop.mirror.protocol import ProtocolError, codec_meta, encode_device_name, frame_header
+from relay_desktop.mirror.protocol import ProtocolError, codec_meta, encode_device_name, frame_header, split_nal_units
 from relay_desktop.mirror.stream import StreamClosed, VideoStream, read_exactly
-from relay_desktop.sim.video_encoder import H264Encoder, split_nal_units
+from relay_desktop.sim.video_encoder import H264Encoder
 
 
 class Fragmented:

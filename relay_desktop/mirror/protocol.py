@@ -17,7 +17,8 @@ __all__ = [
     "ControlType", "DeviceMessage", "FrameHeader", "KeyAction", "MotionAction", "ProtocolError", "UhidOutput",
     "back_or_screen_on", "device_name", "fixed_u16", "get_clipboard", "inject_keycode", "inject_scroll",
     "inject_text", "inject_touch", "parse_codec_meta", "parse_device_message", "parse_frame_header",
-    "set_clipboard", "set_display_power", "simple", "start_app", "truncate_utf8", "uhid_create",
+    "set_clipboard", "set_display_power", "simple", "split_nal_units", "start_app", "truncate_utf8",
+    "uhid_create",
 ]
 
 CONFIG_FLAG = 1 << 63
@@ -249,3 +250,18 @@ def device_name(data: bytes) -> str:
 
 def encode_device_name(name: str) -> bytes:
     return truncate_utf8(name, DEVICE_NAME_BYTES - 1).ljust(DEVICE_NAME_BYTES, b"\0")
+
+
+_START = b"\x00\x00\x00\x01"
+
+
+def split_nal_units(data: bytes) -> list[bytes]:
+    """Annex-B NAL units (each with its 4-byte start code), in order."""
+    units, start = [], data.find(b"\x00\x00\x01")
+    while start != -1:
+        body = start + 3
+        nxt = data.find(b"\x00\x00\x01", body)
+        end = len(data) if nxt == -1 else (nxt - 1 if data[nxt - 1] == 0 else nxt)
+        units.append(_START + data[body:end])
+        start = nxt
+    return units

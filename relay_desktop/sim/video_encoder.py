@@ -14,22 +14,11 @@ from fractions import Fraction
 import av
 from PIL import Image
 
-__all__ = ["EncodedPacket", "H264Encoder", "split_nal_units"]
+from relay_desktop.mirror.protocol import split_nal_units
 
-_START = b"\x00\x00\x00\x01"
+__all__ = ["EncodedPacket", "H264Encoder"]
+
 _PARAMETER_SETS = (7, 8)   # SPS, PPS
-
-
-def split_nal_units(data: bytes) -> list[bytes]:
-    """Annex-B NAL units (each with its 4-byte start code), in order."""
-    units, start = [], data.find(b"\x00\x00\x01")
-    while start != -1:
-        body = start + 3
-        nxt = data.find(b"\x00\x00\x01", body)
-        end = len(data) if nxt == -1 else (nxt - 1 if data[nxt - 1] == 0 else nxt)
-        units.append(_START + data[body:end])
-        start = nxt
-    return units
 
 
 @dataclass(frozen=True)
