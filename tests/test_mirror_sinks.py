@@ -35,11 +35,11 @@ async def test_the_latest_frame_wins_and_becomes_a_screenshot() -> None:
         await latest.screenshot()
     for offset in (0, 100, 200):
         latest.on_frame(frame_of(screen(offset)))
-    frame, serial = latest.take()
+    _, serial = latest.take()
     assert serial == 3 and len(news) == 3 and latest.size == (320, 640)
     shot = await latest.screenshot()
     assert shot.size == (320, 640)
-    r, g, b = shot.getpixel((160, 250))           # the newest frame's bar is at 200-320
+    r, _, b = shot.getpixel((160, 250))           # the newest frame's bar is at 200-320
     assert b > 150 and r < 90
 
 
