@@ -11,8 +11,9 @@ import io
 import logging
 import re
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+import adbutils
 from PIL import Image, UnidentifiedImageError
 
 from relay_desktop.device import app_labels
@@ -81,6 +82,23 @@ class Device:
                 return conn.read_until_close(encoding=None)  # type: ignore[return-value]
 
         return await call(run, serial=self.serial, timeout=limit + 2)
+
+    async def open_socket(self, name: str, timeout: float = 10.0) -> Any:
+        """A blocking connection to the device's ``localabstract:NAME`` socket, straight through adbd (no port
+        forwarding). Read it from a thread: it has ``recv``, ``send`` and ``close``."""
+        def connect() -> Any:
+            conn = self._adb.create_connection(adbutils.Network.LOCAL_ABSTRACT, name)
+            conn.settimeout(None)  # a mirror's video socket is quiet for as long as the screen is still
+            return conn
+        return await call(connect, serial=self.serial, timeout=timeout)
+
+    async def start_process(self, command: str) -> Any:
+        """Start a long-running shell command; returns its blocking output connection (close it to end it)."""
+        def start() -> Any:
+            conn = self._adb.shell(command, stream=True)
+            conn.conn.settimeout(None)
+            return conn
+        return await call(start, serial=self.serial, timeout=self.command_timeout)
 
     async def push(self, local: str, remote: str) -> None:
         await call(lambda: self._adb.sync.push(local, remote), serial=self.serial, timeout=120)

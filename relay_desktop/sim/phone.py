@@ -56,6 +56,9 @@ class VirtualPhone:
         self.sockets = SocketRegistry()
         self.shell = Shell(self)
         self.java_mains: dict[str, Callable[..., Any]] = {}
+        from relay_desktop.sim import scrcpy_server  # the simulated scrcpy server is a Java main like any other
+
+        scrcpy_server.install(self)
         self.clipboard = ""
         self.physical_size = (self.config.width, self.config.height)
         self.size_override: tuple[int, int] | None = None

@@ -1,0 +1,290 @@
+"""The virtual phone's scrcpy server (3.3.4), started the way the real one is:
+
+``CLASSPATH=/data/local/tmp/X.jar app_process / com.genymobile.scrcpy.Server 3.3.4 scid=… tunnel_forward=true …``
+
+It checks the version exactly (a mismatch prints the real server's error and exits), deletes its jar as the
+real cleanup process does, listens on ``localabstract:scrcpy_<scid>``, and once the client has connected its
+sockets sends the dummy byte, the device name and the codec meta, then H.264 — a frame on every screen change
+and a repeat after 100 ms of stillness — with writes deliberately cut into uneven pieces, as TCP delivers
+them. The control socket's messages act on the phone: touches become taps, long presses and swipes; keys,
+text, and clipboard paste (so any Unicode text types) work as on a phone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import struct
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from relay_desktop.mirror.protocol import (
+    ControlType,
+    MotionAction,
+    codec_meta,
+    encode_device_name,
+    frame_header,
+)
+from relay_desktop.sim.streams import DuplexStream
+from relay_desktop.sim.video_encoder import H264Encoder
+
+if TYPE_CHECKING:
+    from relay_desktop.sim.phone import VirtualPhone
+    from relay_desktop.sim.shell.base import CommandContext
+
+__all__ = ["CLASS_NAME", "SERVER_VERSION", "ScrcpyServer", "install"]
+
+log = logging.getLogger(__name__)
+
+CLASS_NAME = "com.genymobile.scrcpy.Server"
+SERVER_VERSION = "3.3.4"
+REPEAT_AFTER_S = 0.1         # MediaCodec's KEY_REPEAT_PREVIOUS_FRAME_AFTER
+TAP_SLOP_PX = 24
+LONG_PRESS_S = 0.5
+KEY_PASTE = 279
+_CONTROL_SIZES = {  # bytes after the type byte, for fixed-size messages
+    ControlType.INJECT_KEYCODE: 13, ControlType.INJECT_TOUCH_EVENT: 31, ControlType.INJECT_SCROLL_EVENT: 20,
+    ControlType.BACK_OR_SCREEN_ON: 1, ControlType.GET_CLIPBOARD: 1, ControlType.SET_DISPLAY_POWER: 1,
+    ControlType.EXPAND_NOTIFICATION_PANEL: 0, ControlType.EXPAND_SETTINGS_PANEL: 0, ControlType.COLLAPSE_PANELS: 0,
+    ControlType.ROTATE_DEVICE: 0, ControlType.OPEN_HARD_KEYBOARD_SETTINGS: 0, ControlType.RESET_VIDEO: 0,
+    ControlType.UHID_DESTROY: 2,
+}
+
+
+def install(phone: VirtualPhone) -> None:
+    phone.java_mains[CLASS_NAME] = lambda ctx, args: ScrcpyServer(phone, ctx).main(args)
+
+
+@dataclass
+class _Touch:
+    x: float
+    y: float
+    started: float
+    last: tuple[float, float] = (0.0, 0.0)
+
+
+@dataclass
+class ScrcpyServer:
+    phone: VirtualPhone
+    ctx: CommandContext
+    options: dict[str, str] = field(default_factory=dict)
+    rng: random.Random = field(default_factory=lambda: random.Random(0x5C))
+    frame_size: tuple[int, int] = (0, 0)
+    _touches: dict[int, _Touch] = field(default_factory=dict)
+
+    async def _log(self, level: str, message: str) -> None:
+        await self.ctx.out(f"[server] {level}: {message}\n".encode())
+
+    # ------------------------------------------------------------ start-up
+
+    async def main(self, args: list[str]) -> int:
+        version = args[0] if args else ""
+        if version != SERVER_VERSION:
+            await self.ctx.err(
+                f"[server] ERROR: Exception on thread Thread[main,5,main]\njava.lang.IllegalArgumentException: "
+                f"The server version ({SERVER_VERSION}) does not match the client ({version})\n".encode())
+            return 1
+        self.options = dict(a.split("=", 1) for a in args[1:] if "=" in a)
+        jar = self.ctx.env.get("CLASSPATH", "")
+        fs = self.phone.fs
+        if not jar or not fs.exists(jar):
+            await self.ctx.err(f'java.lang.ClassNotFoundException: Didn\'t find class "{CLASS_NAME}" on path: '
+                               f'DexPathList[[zip file "{jar}"]]\n'.encode())
+            return 1
+        if self.options.get("cleanup", "true") == "true":
+            fs.remove(jar)  # the real server's cleanup process unlinks the jar right after start
+        if self.options.get("tunnel_forward") != "true":
+            await self._log("ERROR", "the virtual phone supports tunnel_forward=true only (no adb reverse)")
+            return 1
+        scid = self.options.get("scid")
+        name = "scrcpy" if scid is None else f"scrcpy_{int(scid, 16):08x}"
+        wanted = [kind for kind in ("video", "audio", "control") if self.options.get(kind, "true") == "true"]
+        if not wanted:
+            await self._log("ERROR", "video, audio and control are all disabled")
+            return 1
+        sockets: list[DuplexStream] = []
+        connected = asyncio.Event()
+        finished = asyncio.Event()
+
+        async def accept(stream: DuplexStream) -> None:
+            if len(sockets) >= len(wanted):
+                stream.close()
+                return
+            if not sockets:
+                await stream.write(b"\x00")  # the dummy byte: forward mode, first socket only
+            sockets.append(stream)
+            if len(sockets) == len(wanted):
+                connected.set()
+            await finished.wait()  # the stream stays ours until the server ends
+
+        unregister = self.phone.sockets.register(f"localabstract:{name}", accept)
+        await self._log("INFO", f"Device: [{self.phone.config.manufacturer}] {self.phone.config.model} "
+                                f"(Android {self.phone.config.android_release})")
+        try:
+            await asyncio.wait_for(connected.wait(), 10)
+        except TimeoutError:
+            await self._log("ERROR", "the client did not connect")
+            return 1
+        finally:
+            unregister()
+        by_kind = dict(zip(wanted, sockets, strict=True))
+        try:
+            await sockets[0].write(encode_device_name(self.phone.config.model))
+            tasks = []
+            if "audio" in by_kind:
+                await by_kind["audio"].write(struct.pack(">I", 0))  # audio explicitly disabled
+            if "video" in by_kind:
+                tasks.append(asyncio.ensure_future(self._video(by_kind["video"])))
+            if "control" in by_kind:
+                tasks.append(asyncio.ensure_future(self._control(by_kind["control"])))
+            done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+            for task in pending:
+                task.cancel()
+            for task in done:
+                if task.exception() is not None and not isinstance(task.exception(), ConnectionError):
+                    log.debug("scrcpy server task ended: %r", task.exception())
+        finally:
+            finished.set()
+            for stream in sockets:
+                stream.close()
+        return 0
+
+    # ------------------------------------------------------------ video
+
+    def _encoded_size(self) -> tuple[int, int]:
+        width, height = self.phone.display_size
+        limit = int(self.options.get("max_size", "0")) & ~7
+        if limit and max(width, height) > limit:
+            scale = limit / max(width, height)
+            width, height = round(width * scale), round(height * scale)
+        return width - width % 8, height - height % 8
+
+    async def _fragmented(self, stream: DuplexStream, data: bytes) -> None:
+        position = 0
+        while position < len(data):
+            size = self.rng.randint(1, 4096)
+            await stream.write(data[position:position + size])
+            position += size
+
+    async def _video(self, stream: DuplexStream) -> None:
+        changed = asyncio.Event()
+        changed.set()
+        remove = self.phone.add_listener(changed.set)
+        encoder: H264Encoder | None = None
+        started = time.monotonic()
+        try:
+            while True:
+                size = self._encoded_size()
+                if encoder is None or (encoder.width, encoder.height) != size:
+                    if encoder is None:
+                        await stream.write(codec_meta("h264", *size))
+                    encoder = H264Encoder(*size)  # a new size (rotation): new config and key frame, no new meta
+                    self.frame_size = (encoder.width, encoder.height)
+                changed.clear()
+                image = await self.phone.screenshot()
+                if image.size != size:
+                    image = image.resize(size)
+                pts = int((time.monotonic() - started) * 1_000_000)
+                packets = await asyncio.to_thread(encoder.encode, image, pts)
+                for packet in packets:
+                    header = frame_header(len(packet.data), pts_us=packet.pts_us, config=packet.config,
+                                          key_frame=packet.key_frame)
+                    await self._fragmented(stream, header + packet.data)
+                with contextlib.suppress(TimeoutError):  # still screen: repeat the picture, as MediaCodec does
+                    await asyncio.wait_for(changed.wait(), REPEAT_AFTER_S)
+        finally:
+            remove()
+
+    # ------------------------------------------------------------ control
+
+    async def _control(self, stream: DuplexStream) -> None:
+        while True:
+            try:
+                kind = (await stream.read_exactly(1))[0]
+            except asyncio.IncompleteReadError:
+                return
+            handler: Callable[[DuplexStream], Awaitable[None]] | None = {
+                ControlType.INJECT_TEXT: self._text, ControlType.SET_CLIPBOARD: self._set_clipboard,
+                ControlType.START_APP: self._start_app,
+            }.get(kind)  # type: ignore[call-overload]
+            if handler is not None:
+                await handler(stream)
+                continue
+            if kind not in _CONTROL_SIZES:
+                await self._log("ERROR", f"Unknown message type: {kind}")
+                return  # as the real server: the connection dies
+            body = await stream.read_exactly(_CONTROL_SIZES[ControlType(kind)])
+            await self._apply(ControlType(kind), body, stream)
+
+    async def _text(self, stream: DuplexStream) -> None:
+        (size,) = struct.unpack(">I", await stream.read_exactly(4))
+        await self.phone.input_text((await stream.read_exactly(size)).decode("utf-8", errors="replace"))
+
+    async def _set_clipboard(self, stream: DuplexStream) -> None:
+        sequence, paste, size = struct.unpack(">QBI", await stream.read_exactly(13))
+        self.phone.clipboard = (await stream.read_exactly(size)).decode("utf-8", errors="replace")
+        if paste:
+            await self.phone.press_key(KEY_PASTE)
+        if sequence:
+            await stream.write(struct.pack(">BQ", 1, sequence))
+
+    async def _start_app(self, stream: DuplexStream) -> None:
+        size = (await stream.read_exactly(1))[0]
+        name = (await stream.read_exactly(size)).decode("utf-8", errors="replace")
+        try:
+            self.phone.launch(name.lstrip("?+"))
+        except LookupError as exc:
+            await self._log("WARN", f"Could not start {name}: {exc}")
+
+    def _to_screen(self, x: int, y: int, width: int, height: int) -> tuple[float, float] | None:
+        # The real server drops events whose frame size is not the current one (PositionMapper.map → null).
+        if (width, height) != self.frame_size:
+            return None
+        screen_w, screen_h = self.phone.display_size
+        return x * screen_w / width, y * screen_h / height
+
+    async def _apply(self, kind: ControlType, body: bytes, stream: DuplexStream) -> None:
+        if kind == ControlType.INJECT_TOUCH_EVENT:
+            action, pointer, x, y, width, height, _pressure, _button, _buttons = struct.unpack(">BQiiHHHII", body)
+            point = self._to_screen(x, y, width, height)
+            if point is not None:
+                await self._touch(action, pointer, point)
+        elif kind == ControlType.INJECT_KEYCODE:
+            action, keycode, _repeat, _meta = struct.unpack(">BiII", body)
+            if action == 1:  # the key goes to the phone when released, once
+                await self.phone.press_key(keycode)
+        elif kind == ControlType.BACK_OR_SCREEN_ON:
+            if body[0] == 0:
+                await self.phone.press_key(4)
+        elif kind == ControlType.GET_CLIPBOARD:
+            data = self.phone.clipboard.encode("utf-8")
+            await stream.write(struct.pack(">BI", 0, len(data)) + data)
+        elif kind == ControlType.INJECT_SCROLL_EVENT:
+            x, y, width, height, _h, vscroll, _buttons = struct.unpack(">iiHHhhI", body)
+            point = self._to_screen(x, y, width, height)
+            if point is not None and vscroll:
+                px, py = point
+                distance = self.phone.display_size[1] * 0.2 * (1 if vscroll > 0 else -1)
+                await self.phone.swipe(px, py, px, py + distance, 200)
+
+    async def _touch(self, action: int, pointer: int, point: tuple[float, float]) -> None:
+        now = time.monotonic()
+        if action == MotionAction.DOWN:
+            self._touches[pointer] = _Touch(point[0], point[1], now, point)
+        elif action == MotionAction.MOVE and pointer in self._touches:
+            self._touches[pointer].last = point
+        elif action == MotionAction.UP and pointer in self._touches:
+            touch = self._touches.pop(pointer)
+            end = point
+            moved = max(abs(end[0] - touch.x), abs(end[1] - touch.y))
+            held = now - touch.started
+            if moved <= TAP_SLOP_PX and held < LONG_PRESS_S:
+                await self.phone.tap(touch.x, touch.y)
+            elif moved <= TAP_SLOP_PX:
+                await self.phone.long_press(touch.x, touch.y, int(held * 1000))
+            else:
+                await self.phone.swipe(touch.x, touch.y, end[0], end[1], max(50, int(held * 1000)))

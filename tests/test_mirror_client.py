@@ -1,0 +1,113 @@
+"""The whole mirror against the virtual phone through Google's adb server: frames, taps, Unicode, faults."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from relay_desktop.mirror.client import MirrorClient, MirrorError
+from relay_desktop.mirror.provisioning import ServerFile
+from relay_desktop.sim.service import VirtualPhoneService
+from relay_desktop.sim.tasks.base import find
+from tests.conftest import AdbTestServer
+
+
+@pytest.fixture
+def server_file(tmp_path: Path) -> ServerFile:
+    jar = tmp_path / "scrcpy-server"
+    jar.write_bytes(b"PK\x03\x04 the virtual phone runs its own server for this class")
+    return ServerFile(jar, "3.3.4", "test")
+
+
+@pytest.fixture
+async def mirror(adb_server: AdbTestServer, sim: VirtualPhoneService,
+                 server_file: ServerFile) -> AsyncIterator[MirrorClient]:
+    device = await adb_server.server().device(sim.serial)
+    client = MirrorClient(device, server_file, max_size=1200)
+    await asyncio.wait_for(client.start(), 20)
+    try:
+        yield client
+    finally:
+        await client.stop()
+
+
+async def until(condition, timeout: float = 10.0) -> None:  # type: ignore[no-untyped-def]
+    async def poll() -> None:
+        while not condition():
+            await asyncio.sleep(0.02)
+    await asyncio.wait_for(poll(), timeout)
+
+
+async def test_frames_arrive_at_the_phone_s_aspect_and_the_jar_is_gone(mirror: MirrorClient,
+                                                                        sim: VirtualPhoneService) -> None:
+    await until(lambda: mirror.latest.take()[1] >= 2)
+    assert mirror.device_name == "Relay Virtual Phone"
+    assert mirror.frame_size == (536, 1200)                   # 1080x2400 scaled to 1200, multiples of 8
+    shot = await mirror.latest.screenshot()
+    assert shot.size == (536, 1200)
+    assert not sim.phone.fs.exists(mirror.remote_path)        # the server removed its jar, as the real one does
+
+
+async def test_a_tap_on_mirrored_coordinates_lands_on_the_element(mirror: MirrorClient,
+                                                                 sim: VirtualPhoneService) -> None:
+    phone = sim.phone
+    phone.settings["global"]["wifi_on"] = "0"
+    phone.launch("com.android.settings")
+    await until(lambda: mirror.frame_size is not None)
+    node = find(await phone.dump_hierarchy(), text="Network & internet")
+    assert node is not None
+    await mirror.tap(*node.center, screen=phone.display_size)
+    await until(lambda: (phone.focused_activity() or ("", ""))[1].endswith("NetworkDashboardActivity"))
+
+
+async def test_unicode_text_types_through_the_clipboard(mirror: MirrorClient, sim: VirtualPhoneService) -> None:
+    phone = sim.phone
+    phone.launch("com.google.android.keep")
+    await until(lambda: mirror.frame_size is not None)
+    node = find(await phone.dump_hierarchy(), desc="New note")
+    assert node is not None
+    await mirror.tap(*node.center, screen=phone.display_size)
+    await until(lambda: (phone.focused_activity() or ("", ""))[1].endswith("EditorActivity"))
+    await asyncio.wait_for(mirror.type_text("Grüße, 你好"), 10)
+    keep = phone.apps["com.google.android.keep"]
+    assert any("Grüße, 你好" in note.body for note in keep.notes)  # type: ignore[attr-defined]
+
+
+async def test_settle_follows_the_screen(mirror: MirrorClient, sim: VirtualPhoneService) -> None:
+    await until(lambda: mirror.latest.take()[1] >= 1)
+    assert await asyncio.wait_for(mirror.settle.wait_settled(0.3, timeout=3), 5)
+    sim.phone.launch("com.android.settings")
+    await until(lambda: mirror.settle.still_for() < 0.2, timeout=5)
+
+
+async def test_a_wrong_version_is_reported_in_plain_words(adb_server: AdbTestServer, sim: VirtualPhoneService,
+                                                          server_file: ServerFile) -> None:
+    device = await adb_server.server().device(sim.serial)
+    client = MirrorClient(device, ServerFile(server_file.path, "3.3.1", "test"))
+    with pytest.raises(MirrorError, match=r"another version: The server version \(3\.3\.4\) does not match the "
+                                          r"client \(3\.3\.1\)"):
+        await asyncio.wait_for(client.start(), 30)
+
+
+async def test_a_dropped_stream_is_reported_and_a_new_mirror_starts(adb_server: AdbTestServer,
+                                                                    sim: VirtualPhoneService,
+                                                                    server_file: ServerFile) -> None:
+    device = await adb_server.server().device(sim.serial)
+    client = MirrorClient(device, server_file, max_size=800)
+    ended: list[str | None] = []
+    client.on_end = ended.append
+    await asyncio.wait_for(client.start(), 20)
+    await until(lambda: client.latest.take()[1] >= 1)
+    client._video.close()                                        # the socket drops (cable, adb restart)
+    await until(lambda: bool(ended))
+    assert ended[0] is not None and "the mirror stream ended" in ended[0]
+    await client.stop()
+    again = MirrorClient(device, server_file, max_size=800)      # reconnecting is starting again
+    await asyncio.wait_for(again.start(), 20)
+    try:
+        await until(lambda: again.latest.take()[1] >= 1)
+    finally:
+        await again.stop()
