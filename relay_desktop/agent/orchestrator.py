@@ -158,6 +158,9 @@ class Orchestrator:
         self.steps = StepRunner(self)
         if self.fallback_mode:
             self.log("No model is configured: the rule-based fallback planner drives this run.", "warning")
+        describe = getattr(self.phone, "describe", None)
+        if describe is not None:
+            self.log(describe())
         previous: Observation | None = None
         for iteration in range(1, self.settings.max_steps + 1):
             self.iteration = iteration
@@ -214,9 +217,16 @@ class Orchestrator:
             self._count_error("no usable plan")
             return observation
         await self.steps.execute(plan, observation)
+        await self._settle()
+        return observation
+
+    async def _settle(self) -> None:
+        """Let the screen finish reacting before the next capture: watch the mirror when there is one."""
+        wait_settled = getattr(self.phone, "wait_settled", None)
+        if wait_settled is not None and self.steps.acted and await wait_settled():
+            return
         if self.settings.settle_s:
             await asyncio.sleep(self.settings.settle_s)
-        return observation
 
     def _count_error(self, what: str) -> None:
         self.consecutive_errors += 1

@@ -1,0 +1,78 @@
+"""The agent's phone, with a mirror behind it when one is running.
+
+It has the agent's `Phone` shape and passes everything to the device over adb, except what the stream does
+better: a screenshot is the latest decoded frame (no device round trip), "wait until the screen is still"
+watches the frames instead of sleeping a fixed time, and text that adb cannot type (anything not ASCII) goes
+through the clipboard and a paste. When the mirror stops, each of these falls back to adb on its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from PIL import Image
+
+from relay_desktop.device.device import Device
+from relay_desktop.mirror.client import MirrorClient, MirrorError
+
+__all__ = ["MirroredPhone"]
+
+log = logging.getLogger(__name__)
+
+
+class MirroredPhone:
+    def __init__(self, device: Device, mirror: MirrorClient | None) -> None:
+        self.device = device
+        self.mirror = mirror
+        self.serial = device.serial
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.device, name)
+
+    @property
+    def mirroring(self) -> bool:
+        mirror = self.mirror
+        return mirror is not None and mirror.error is None and mirror.latest.take()[0] is not None
+
+    def describe(self) -> str:
+        """One line for the run log: where screenshots and settling come from."""
+        if self.mirroring:
+            return "Mirror running: screenshots come from the video stream, and the agent waits for the screen " \
+                   "to settle instead of sleeping"
+        return "No mirror: screenshots over adb (screencap), fixed pause after actions"
+
+    async def screenshot(self) -> Image.Image:
+        if self.mirroring:
+            assert self.mirror is not None
+            try:
+                return await self.mirror.latest.screenshot()
+            except LookupError:
+                pass
+        return await self.device.screenshot()
+
+    async def wait_settled(self, still_s: float = 0.25, timeout: float = 2.0) -> bool:
+        """True when the screen has been still for ``still_s`` (False: gave up after ``timeout``)."""
+        if not self.mirroring:
+            return False
+        assert self.mirror is not None
+        # First a frame made after the action (the stream repeats every 100 ms even on a still screen), so a
+        # screen that has not started to change yet is not taken for a settled one.
+        _, serial = self.mirror.latest.take()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + min(timeout, 0.5)
+        while self.mirror.latest.take()[1] == serial and loop.time() < deadline:
+            await asyncio.sleep(0.01)
+        return await self.mirror.settle.wait_settled(still_s, timeout)
+
+    async def type_text(self, text: str) -> None:
+        if text.isascii() or not self.mirroring:
+            await self.device.type_text(text)  # raises UnsupportedTextError for non-ASCII: a clear step error
+            return
+        assert self.mirror is not None
+        try:
+            await self.mirror.type_text(text)
+        except MirrorError as exc:
+            log.warning("typing through the mirror failed (%s); trying adb", exc)
+            await self.device.type_text(text)
