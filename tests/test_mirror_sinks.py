@@ -89,3 +89,26 @@ def test_recording_remuxes_the_stream_into_a_playable_mp4(tmp_path: Path) -> Non
         frames = list(container.decode(video))
     assert len(frames) == 8 and (video.width, video.height) == (320, 640)
     assert recorder.packets == 8
+
+
+def test_frames_convert_to_bgra_rows_with_their_stride() -> None:
+    from relay_desktop.mirror.frame_convert import FrameConverter
+
+    converter = FrameConverter()
+    bgra = converter.to_bgra(frame_of(screen(0)))
+    assert (bgra.width, bgra.height) == (320, 640) and bgra.stride >= 320 * 4
+    b, _, r, _ = bgra.pixels[10 * bgra.stride + 40:10 * bgra.stride + 44]    # inside the blue bar
+    assert b > 150 and r < 90
+    assert converter.to_bgra(frame_of(screen(300))).width == 320            # the same scaler, reused
+
+
+def test_yuv_planes_hand_over_the_decoder_s_buffers() -> None:
+    from relay_desktop.mirror.frame_convert import YuvPlanes
+
+    planes = YuvPlanes.of(frame_of(screen(0))).planes()
+    (y, y_stride), (u, u_stride), (v, _) = planes
+    assert y_stride >= 320 and u_stride >= 160
+    assert len(y) >= 320 * 640 and len(u) >= 160 * 320 and len(v) == len(u)
+    assert y[5 * y_stride + 5] < 100                       # the blue bar is dark in luma
+    with pytest.raises(ValueError, match="expected yuv420p"):
+        YuvPlanes.of(av.VideoFrame.from_image(screen(0)))
