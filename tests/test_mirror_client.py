@@ -111,3 +111,18 @@ async def test_a_dropped_stream_is_reported_and_a_new_mirror_starts(adb_server: 
         await until(lambda: again.latest.take()[1] >= 1)
     finally:
         await again.stop()
+
+
+async def test_the_screencap_fallback_shows_the_phone_with_a_notice(adb_server: AdbTestServer,
+                                                                    sim: VirtualPhoneService) -> None:
+    from relay_desktop.mirror.screencap_mirror import ScreencapMirror
+
+    device = await adb_server.server().device(sim.serial)
+    fallback = ScreencapMirror(device, "no scrcpy server could be downloaded", interval_s=0.05)
+    await fallback.start()
+    try:
+        await until(lambda: fallback.latest.take()[1] >= 2)
+    finally:
+        await fallback.stop()
+    assert fallback.latest.size == (1080, 2400)
+    assert fallback.notice.startswith("Live mirror unavailable (no scrcpy server could be downloaded)")
