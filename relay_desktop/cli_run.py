@@ -45,6 +45,8 @@ def register(commands: Any) -> None:
     run.add_argument("--yes", action="store_true",
                      help="allow sensitive actions (send, pay, delete, install) without asking")
     run.add_argument("--no-screenshots", action="store_true", help="send element lists only, no screenshots")
+    run.add_argument("--no-mirror", action="store_true",
+                     help="do not start the live mirror (scrcpy); screenshots then come over adb")
     run.add_argument("--allow-shell", action="append", default=[], metavar="PREFIX",
                      help="let the agent run adb shell commands starting with PREFIX (repeatable; each command "
                           "is confirmed). Off by default")
@@ -171,8 +173,10 @@ async def _run_task(args: argparse.Namespace) -> int:
         suite_task.setup(service.phone)
     out.line(f"Models: {which}")
     from relay_desktop.agent.knowledge import AppKnowledgeCache
+    from relay_desktop.mirror.mirrored_phone import MirroredPhone
 
-    agent = Orchestrator(device, router, settings=settings, bus=bus,
+    mirror = None if args.no_mirror else await start_mirror(device, out.line)
+    agent = Orchestrator(MirroredPhone(device, mirror), router, settings=settings, bus=bus,
                          handlers=TerminalHandlers(args.yes, out.line),
                          knowledge=AppKnowledgeCache(models=router) if router is not None else None,
                          describe_models=llm.to_dict() if llm is not None else {"planner": "fallback"})
@@ -186,6 +190,8 @@ async def _run_task(args: argparse.Namespace) -> int:
         await recorder.aclose()
         if router is not None:
             await router.aclose()
+        if mirror is not None:
+            await mirror.stop()
         if suite_task is not None and service is not None:
             check = suite_task.check(service.phone)
             out.line(f"Virtual phone check: {'passed' if check.ok else 'failed'} ({check.detail})")
@@ -194,6 +200,33 @@ async def _run_task(args: argparse.Namespace) -> int:
         out.line(f"History not saved: {recorder.error}")
     out.line(f"Saved as run {result.run_id} (relay-desktop runs show {result.run_id})")
     return 0 if result.success else 130 if result.outcome == "stopped" else 1
+
+
+async def start_mirror(device: Any, say: Callable[[str], None]) -> Any:
+    """A running scrcpy mirror of the device (its first frame in), or None with the reason said."""
+    from relay_desktop.mirror.client import MirrorClient, MirrorError
+    from relay_desktop.mirror.provisioning import ProvisioningError, provide_server
+
+    shown: set[int] = set()
+
+    def progress(done: int, total: int | None) -> None:
+        quarter = done * 4 // total if total else 0
+        if total and quarter not in shown:
+            shown.add(quarter)
+            say(f"Downloading the scrcpy server: {done * 100 // total}%")
+
+    try:
+        server = await provide_server(progress=progress)
+        mirror = MirrorClient(device, server)
+        await mirror.start()
+    except (ProvisioningError, MirrorError) as exc:
+        say(f"No live mirror: {exc}")
+        return None
+    for _ in range(150):  # the first frame, so the first screenshot already comes from the stream
+        if mirror.latest.take()[0] is not None:
+            break
+        await asyncio.sleep(0.02)
+    return mirror
 
 
 def _stop_on_interrupt(task: asyncio.Future[Any], agent: Any) -> None:

@@ -18,6 +18,11 @@ from tests.test_agent_e2e import wifi_model
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, adb_server: AdbTestServer) -> Path:
     """Run history and settings in a temporary folder; the private adb server from the fixture."""
     monkeypatch.setenv("RELAY_DESKTOP_HOME", str(tmp_path))
+    # The virtual phone runs its own scrcpy server for any pushed file; no download in tests.
+    server = tmp_path / "scrcpy-server"
+    server.write_bytes(b"scrcpy server stand-in")
+    monkeypatch.setenv("SCRCPY_SERVER_PATH", str(server))
+    monkeypatch.setenv("SCRCPY_SERVER_VERSION", "3.3.4")
     for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setattr("relay_desktop.llm.keys.KeyStore.keys", lambda self, provider: [])
@@ -31,6 +36,7 @@ def test_run_turn_on_wifi_on_the_virtual_phone_with_the_fallback_planner(
     assert code == 0, out
     assert "rule-based fallback planner (no API key found" in out
     assert "✔ success after" in out and "Virtual phone check: passed (Wi-Fi is on)" in out
+    assert "Mirror running: screenshots come from the video stream" in out
     run_id = out.rsplit("Saved as run ", 1)[1].split()[0]
 
     assert main(["runs", "list", "--json"]) == 0
@@ -105,3 +111,14 @@ def test_a_model_that_answers_garbage_every_time_fails_clearly_and_is_saved(
     assert main(["runs", "list", "--json"]) == 0
     listed = json.loads(capsys.readouterr().out)
     assert listed[0]["outcome"] == "failed" and "5 errors in a row" in listed[0]["reason"]
+
+
+def test_without_a_scrcpy_server_the_run_goes_on_over_adb(home: Path, capsys: pytest.CaptureFixture[str],
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SCRCPY_SERVER_PATH")
+    monkeypatch.setattr("relay_desktop.mirror.provisioning.install_locations", lambda *a, **k: [])
+    monkeypatch.setenv("RELAY_SCRCPY_SERVER_URL", "http://127.0.0.1:9/scrcpy-server")   # nothing listens
+    assert main(["run", "Turn on Wi-Fi", "--sim"]) == 0
+    out = capsys.readouterr().out
+    assert "No live mirror: could not download the scrcpy server" in out
+    assert "No mirror: screenshots over adb" in out and "✔ success" in out
