@@ -126,3 +126,33 @@ async def test_the_screencap_fallback_shows_the_phone_with_a_notice(adb_server: 
         await fallback.stop()
     assert fallback.latest.size == (1080, 2400)
     assert fallback.notice.startswith("Live mirror unavailable (no scrcpy server could be downloaded)")
+
+
+async def test_swipe_keys_text_and_clipboard(mirror: MirrorClient, sim: VirtualPhoneService) -> None:
+    phone = sim.phone
+    phone.launch("com.google.android.contacts")
+    await until(lambda: mirror.frame_size is not None)
+    assert find(await phone.dump_hierarchy(), text="Zoe Adams") is None
+    width, height = phone.display_size
+    for _ in range(3):                                            # a finger drag with intermediate moves
+        await mirror.swipe(width / 2, height * 0.8, width / 2, height * 0.3, screen=phone.display_size)
+    assert find(await phone.dump_hierarchy(), text="Zoe Adams") is not None
+    await mirror.press_key("HOME")
+    await until(lambda: "launcher" in (phone.focused_activity() or ("", ""))[0])
+    phone.launch("com.android.chrome")
+    field = find(await phone.dump_hierarchy(), text="Search or type URL")
+    assert field is not None
+    await mirror.tap(*field.center, screen=phone.display_size)
+    await mirror.inject_text("relay")
+    await until(lambda: _field_has(phone, "relay"))
+    phone.clipboard = "copied on the phone"
+    assert await mirror.clipboard() == "copied on the phone"
+    await mirror.back()
+    with pytest.raises(MirrorError, match="only ASCII"):
+        await mirror.inject_text("ü")
+
+
+def _field_has(phone, text: str) -> bool:  # type: ignore[no-untyped-def]
+    """The text is in a draft of the screen in front (a field's value lives in the activity's state)."""
+    activity = phone.current_activity()
+    return any(text in str(value) for value in activity.state.values())

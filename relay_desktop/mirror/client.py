@@ -249,6 +249,24 @@ class MirrorClient:
         await self._send(p.back_or_screen_on(p.KeyAction.DOWN))
         await self._send(p.back_or_screen_on(p.KeyAction.UP))
 
+    async def inject_text(self, text: str) -> None:
+        """ASCII text as key events (the server's INJECT_TEXT); other text goes through :meth:`type_text`."""
+        if not text.isascii():
+            raise MirrorError("only ASCII text can be injected as keys; use type_text for any language")
+        await self._send(p.inject_text(text))
+
+    async def clipboard(self, timeout: float = 3.0) -> str:
+        """The phone's clipboard text."""
+        self.device_clipboard = None
+        await self._send(p.get_clipboard())
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while self.device_clipboard is None:
+            if loop.time() > deadline:
+                raise MirrorError("the phone did not send its clipboard")
+            await asyncio.sleep(0.01)
+        return self.device_clipboard
+
     async def type_text(self, text: str) -> None:
         """Any text, any language: through the clipboard and a paste, with no keyboard app on the phone."""
         self._clipboard_sequence += 1
