@@ -156,3 +156,20 @@ def _field_has(phone, text: str) -> bool:  # type: ignore[no-untyped-def]
     """The text is in a draft of the screen in front (a field's value lives in the activity's state)."""
     activity = phone.current_activity()
     return any(text in str(value) for value in activity.state.values())
+
+
+async def test_a_server_killed_mid_stream_is_reported(adb_server: AdbTestServer, sim: VirtualPhoneService,
+                                                      server_file: ServerFile) -> None:
+    device = await adb_server.server().device(sim.serial)
+    client = MirrorClient(device, server_file, max_size=800)
+    ended: list[str | None] = []
+    client.on_end = ended.append
+    await asyncio.wait_for(client.start(), 20)
+    try:
+        await until(lambda: client.latest.take()[1] >= 1)
+        client._process.close()                                   # the adb shell running the server goes away
+        await until(lambda: bool(ended), timeout=10)
+        assert ended[0] is not None and "the mirror stream ended" in ended[0]
+        assert client.error == ended[0]
+    finally:
+        await client.stop()
