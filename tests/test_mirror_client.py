@@ -173,3 +173,18 @@ async def test_a_server_killed_mid_stream_is_reported(adb_server: AdbTestServer,
         assert client.error == ended[0]
     finally:
         await client.stop()
+
+
+async def test_a_size_change_mid_stream_is_followed_and_taps_use_the_new_size(
+        mirror: MirrorClient, sim: VirtualPhoneService) -> None:
+    phone = sim.phone
+    await until(lambda: mirror.frame_size == (536, 1200))
+    phone.size_override = (2400, 1080)        # landscape, as after a rotation
+    phone.invalidate()
+    await until(lambda: mirror.frame_size == (1200, 536))
+    phone.settings["global"]["wifi_on"] = "0"
+    phone.launch("com.android.settings")
+    node = find(await phone.dump_hierarchy(), text="Network & internet")
+    assert node is not None
+    await mirror.tap(*node.center, screen=phone.display_size)
+    await until(lambda: (phone.focused_activity() or ("", ""))[1].endswith("NetworkDashboardActivity"))
