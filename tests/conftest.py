@@ -11,6 +11,9 @@ from dataclasses import dataclass
 import adbutils
 import pytest
 
+# Real Qt widgets, no display needed (CI has none); set before pytest-qt creates the application.
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
 from relay_desktop.device.adb_server import AdbServer
 from relay_desktop.sim.config import PhoneConfig
 from relay_desktop.sim.service import VirtualPhoneService
