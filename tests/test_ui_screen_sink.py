@@ -36,3 +36,11 @@ def test_frames_from_the_decoder_thread_coalesce_into_one_signal(qtbot: QtBot) -
 
 def test_no_frame_yet_is_no_image(qtbot: QtBot) -> None:
     assert ScreenSink().image() is None
+
+
+def test_a_gpu_view_takes_the_planes_without_conversion(qtbot: QtBot) -> None:
+    sink = ScreenSink()
+    sink.on_frame(frame((30, 30, 200)))
+    planes = sink.planes()
+    assert planes is not None and (planes.width, planes.height) == (320, 640)
+    assert planes.planes()[0][1] >= 320

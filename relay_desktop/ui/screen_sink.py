@@ -13,7 +13,7 @@ import av
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QImage
 
-from relay_desktop.mirror.frame_convert import BgraFrame, FrameConverter
+from relay_desktop.mirror.frame_convert import BgraFrame, FrameConverter, YuvPlanes
 from relay_desktop.mirror.sinks import LatestFrame
 
 __all__ = ["ScreenSink"]
@@ -40,6 +40,16 @@ class ScreenSink(QObject):
                 return
             self._signalled = True
         self.frame_ready.emit()  # from the decoder thread: a queued connection to the GUI thread
+
+    def planes(self) -> YuvPlanes | None:
+        """The newest frame's Y, U and V planes, for a view that converts to RGB on the GPU (no CPU copy)."""
+        with self._lock:
+            self._signalled = False
+        frame, _ = self._latest.take()
+        if frame is None:
+            return None
+        self.painted += 1
+        return YuvPlanes.of(frame)
 
     def image(self) -> QImage | None:
         """The newest frame as an image (valid until the next call), or None before the first frame."""
