@@ -144,6 +144,8 @@ class ScrcpyServer:
             done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
             for task in pending:
                 task.cancel()
+            # Collected so a socket that broke while being cancelled is not reported as an unhandled error.
+            await asyncio.gather(*pending, return_exceptions=True)
             for task in done:
                 if task.exception() is not None and not isinstance(task.exception(), ConnectionError):
                     log.debug("scrcpy server task ended: %r", task.exception())
