@@ -188,3 +188,18 @@ async def test_a_size_change_mid_stream_is_followed_and_taps_use_the_new_size(
     assert node is not None
     await mirror.tap(*node.center, screen=phone.display_size)
     await until(lambda: (phone.focused_activity() or ("", ""))[1].endswith("NetworkDashboardActivity"))
+
+
+async def test_recording_starts_at_a_key_frame_asked_for_at_once(mirror: MirrorClient, sim: VirtualPhoneService,
+                                                                tmp_path: Path) -> None:
+    import av
+
+    await until(lambda: mirror.latest.take()[1] >= 2)
+    recorder = await mirror.start_recording(tmp_path / "run.mp4")
+    await until(lambda: recorder.packets >= 3, timeout=5)      # not 10 s: the server sent a key frame now
+    sim.phone.launch("com.android.settings")
+    await until(lambda: recorder.packets >= 5, timeout=5)
+    await asyncio.to_thread(mirror.stop_recording, recorder)
+    with av.open(str(tmp_path / "run.mp4")) as container:
+        frames = list(container.decode(container.streams.video[0]))
+    assert len(frames) >= 5 and (frames[0].width, frames[0].height) == (536, 1200)

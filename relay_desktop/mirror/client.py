@@ -16,6 +16,7 @@ import logging
 import random
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from relay_desktop.device.device import Device
@@ -24,7 +25,7 @@ from relay_desktop.keycodes import keycode
 from relay_desktop.mirror import protocol as p
 from relay_desktop.mirror.decoder import DecodeError, VideoDecoder
 from relay_desktop.mirror.provisioning import ServerFile
-from relay_desktop.mirror.sinks import FrameSink, LatestFrame, PacketSink, SettleDetector
+from relay_desktop.mirror.sinks import FrameSink, LatestFrame, Mp4Recorder, PacketSink, SettleDetector
 from relay_desktop.mirror.stream import StreamClosed, VideoStream, read_exactly
 
 __all__ = ["MirrorClient", "MirrorError"]
@@ -149,7 +150,7 @@ class MirrorClient:
         reason: str | None = None
         try:
             for packet in stream.packets():
-                for packet_sink in self.packet_sinks:
+                for packet_sink in list(self.packet_sinks):
                     packet_sink.on_packet(packet)
                 try:
                     frames = decoder.decode(packet)
@@ -248,6 +249,18 @@ class MirrorClient:
     async def back(self) -> None:
         await self._send(p.back_or_screen_on(p.KeyAction.DOWN))
         await self._send(p.back_or_screen_on(p.KeyAction.UP))
+
+    async def start_recording(self, path: Path) -> Mp4Recorder:
+        """Record the stream to an MP4 (no re-encoding) from a key frame asked for now, not up to 10 s later."""
+        recorder = Mp4Recorder(path)
+        self.packet_sinks.append(recorder)
+        await self._send(p.simple(p.ControlType.RESET_VIDEO))
+        return recorder
+
+    def stop_recording(self, recorder: Mp4Recorder) -> None:
+        if recorder in self.packet_sinks:
+            self.packet_sinks.remove(recorder)
+        recorder.close()
 
     async def inject_text(self, text: str) -> None:
         """ASCII text as key events (the server's INJECT_TEXT); other text goes through :meth:`type_text`."""

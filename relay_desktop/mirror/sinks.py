@@ -129,8 +129,15 @@ class Mp4Recorder:
         self._stream: av.video.stream.VideoStream | None = None
         self._first_pts: int | None = None
         self.packets = 0
+        self.closed = False
+        self._lock = threading.Lock()  # packets come on the mirror thread, close() from the loop
 
     def on_packet(self, packet: VideoPacket) -> None:
+        with self._lock:
+            if not self.closed:
+                self._write(packet)
+
+    def _write(self, packet: VideoPacket) -> None:
         if self._container is None:
             if not packet.key_frame:
                 return  # a recording starts at a key frame, or its first seconds would not decode
@@ -157,6 +164,8 @@ class Mp4Recorder:
         self._container, self._stream = container, stream
 
     def close(self) -> None:
-        if self._container is not None:
-            self._container.close()
-            self._container = None
+        with self._lock:
+            self.closed = True
+            if self._container is not None:
+                self._container.close()
+                self._container = None

@@ -75,6 +75,8 @@ class ScrcpyServer:
     rng: random.Random = field(default_factory=lambda: random.Random(0x5C))
     frame_size: tuple[int, int] = (0, 0)
     _touches: dict[int, _Touch] = field(default_factory=dict)
+    _encoder: H264Encoder | None = None
+    _changed: asyncio.Event = field(default_factory=asyncio.Event)
 
     async def _log(self, level: str, message: str) -> None:
         await self.ctx.out(f"[server] {level}: {message}\n".encode())
@@ -173,7 +175,7 @@ class ScrcpyServer:
             position += size
 
     async def _video(self, stream: DuplexStream) -> None:
-        changed = asyncio.Event()
+        changed = self._changed
         changed.set()
         remove = self.phone.add_listener(changed.set)
         encoder: H264Encoder | None = None
@@ -185,6 +187,7 @@ class ScrcpyServer:
                     if encoder is None:
                         await stream.write(codec_meta("h264", *size))
                     encoder = H264Encoder(*size)  # a new size (rotation): new config and key frame, no new meta
+                    self._encoder = encoder
                     self.frame_size = (encoder.width, encoder.height)
                 changed.clear()
                 image = await self.phone.screenshot()
@@ -265,6 +268,10 @@ class ScrcpyServer:
         elif kind == ControlType.GET_CLIPBOARD:
             data = self.phone.clipboard.encode("utf-8")
             await stream.write(struct.pack(">BI", 0, len(data)) + data)
+        elif kind == ControlType.RESET_VIDEO:
+            if self._encoder is not None:
+                self._encoder.request_key_frame()
+                self._changed.set()
         elif kind == ControlType.INJECT_SCROLL_EVENT:
             x, y, width, height, _h, vscroll, _buttons = struct.unpack(">iiHHhhI", body)
             point = self._to_screen(x, y, width, height)
