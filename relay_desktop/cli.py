@@ -29,9 +29,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     install_redaction()  # before anything can log a key
     if args.command is None:
-        parser.print_help()
-        print("\nNo phone? Start the built-in virtual phone:  relay-desktop sim")
-        return 0
+        from relay_desktop.ui.app import run_window
+
+        return run_window(demo=args.demo)
     try:
         return asyncio.run(args.handler(args))
     except KeyboardInterrupt:
@@ -45,6 +45,8 @@ def _parser() -> argparse.ArgumentParser:
         description="Watch an LLM agent carry out tasks on your Android phone.")
     parser.add_argument("--version", action="version", version=f"relay-desktop {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log debugging detail")
+    parser.add_argument("--demo", action="store_true",
+                        help="open the window on the built-in virtual phone and run a sample task (no phone or key)")
     parser.set_defaults(command=None)
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
 

@@ -162,8 +162,12 @@ class Orchestrator:
         if describe is not None:
             self.log(describe())
         previous: Observation | None = None
+        step_started = time.monotonic()
         for iteration in range(1, self.settings.max_steps + 1):
             self.iteration = iteration
+            if iteration > 1 and self.settings.pace_s:
+                await asyncio.sleep(max(0.0, step_started + self.settings.pace_s - time.monotonic()))
+            step_started = time.monotonic()
             await self.control.checkpoint()
             self.emit(StepStarted(run_id=self.run_id, step=iteration, max_steps=self.settings.max_steps))
             observation = await self._iteration(previous)

@@ -25,6 +25,7 @@ class AgentSettings:
     consecutive_error_limit: int = 5
     stale_check_after_s: float = 1.0       # re-read the screen before acting when planning took longer
     settle_s: float = 0.0                  # pause after acting before the next capture (no mirror to watch)
+    pace_s: float = 0.0                    # shortest step, so a person can follow (the demo); 0: full speed
     max_self_heals: int = 3
     fast_max_tokens: int = 1024
     shell_allowed: tuple[str, ...] = ()    # adb shell command prefixes the agent may run; empty: no shell tool

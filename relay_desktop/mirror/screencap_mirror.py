@@ -12,7 +12,7 @@ from PIL import Image
 
 from relay_desktop.device.device import Device
 from relay_desktop.device.errors import DeviceError
-from relay_desktop.mirror.sinks import LatestFrame
+from relay_desktop.mirror.sinks import FrameSink, LatestFrame
 
 __all__ = ["ScreencapMirror"]
 
@@ -24,6 +24,7 @@ class ScreencapMirror:
         self.device = device
         self.interval_s = interval_s
         self.latest = LatestFrame()
+        self.frame_sinks: list[FrameSink] = [self.latest]
         self.notice = f"Live mirror unavailable ({reason}): showing a screenshot every {interval_s:g} s"
         self.error: str | None = None
         self._task: asyncio.Task[None] | None = None
@@ -40,7 +41,8 @@ class ScreencapMirror:
                 log.warning("screencap mirror: %s", exc)
                 return
             frame = await asyncio.to_thread(_to_frame, image)
-            self.latest.on_frame(frame)
+            for sink in self.frame_sinks:
+                sink.on_frame(frame)
             await asyncio.sleep(self.interval_s)
 
     async def stop(self) -> None:

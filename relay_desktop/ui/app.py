@@ -1,0 +1,52 @@
+"""Starting the window on a qasync event loop (asyncio on Qt's loop), with or without the demo."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+import qasync
+from PySide6.QtWidgets import QApplication
+
+from relay_desktop.agent import AgentSettings
+from relay_desktop.ui.main_window import MainWindow
+
+__all__ = ["DEMO_TASK", "run_window", "start_demo"]
+
+DEMO_TASK = "Turn on Wi-Fi"
+
+
+async def start_demo(window: MainWindow) -> None:
+    """The virtual phone, its mirror, and a sample task run by the rule-based planner — no phone, no key."""
+    from relay_desktop.sim.tasks import TASKS_BY_ID
+
+    device = await window.session.start_virtual_phone()
+    window.status_device.setText(f"Virtual phone ({device.serial})")
+    TASKS_BY_ID["wifi_on"].setup(window.session.service.phone)
+    window.settings = AgentSettings(pace_s=0.9)      # slow enough to follow the cursor
+    window.panel.task.setPlainText(DEMO_TASK)
+    window.panel.start.click()
+
+
+def run_window(demo: bool = False) -> int:
+    app = QApplication.instance() or QApplication(sys.argv)
+    app.setApplicationName("Relay Desktop")
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    window = MainWindow()
+    window.show()
+    closed = asyncio.Event()
+    app.lastWindowClosed.connect(closed.set)
+
+    async def main() -> None:
+        if demo:
+            await start_demo(window)
+        else:
+            window.say("No phone yet. Plug one in with USB debugging on, or run `relay-desktop --demo` to try the "
+                       "built-in virtual phone.")
+        await closed.wait()
+        await window.session.close()
+
+    with loop:
+        loop.run_until_complete(main())
+    return 0

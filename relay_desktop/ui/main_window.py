@@ -1,0 +1,172 @@
+"""The main window: the phone on the left, the task, controls and live log on the right."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QCloseEvent
+from PySide6.QtWidgets import QCheckBox, QLabel, QMainWindow, QMessageBox, QSplitter, QVBoxLayout, QWidget
+
+from relay_desktop.agent import AgentSettings, EventBus, Handlers
+from relay_desktop.agent.events import (
+    ActionStarted,
+    Event,
+    GuidanceUpdated,
+    PlanReceived,
+    RunFinished,
+    RunStateChanged,
+    ScreenCaptured,
+    StepStarted,
+)
+from relay_desktop.ui.log_view import LogView
+from relay_desktop.ui.mirror_view import MirrorView
+from relay_desktop.ui.screen_sink import ScreenSink
+from relay_desktop.ui.session import Session
+from relay_desktop.ui.task_panel import TaskPanel
+
+__all__ = ["MainWindow"]
+
+
+class MainWindow(QMainWindow):
+    def __init__(self) -> None:
+        super().__init__()
+        self.setWindowTitle("Relay Desktop")
+        self.bus = EventBus()
+        self.sink = ScreenSink(self)
+        self.mirror_view = MirrorView(self.sink, self)
+        self.panel = TaskPanel(self)
+        self.log_view = LogView(self)
+        self.boxes_toggle = QCheckBox("Show element &boxes", self)
+        self.boxes_toggle.setChecked(True)
+        self.boxes_toggle.toggled.connect(self._toggle_boxes)
+        right = QWidget(self)
+        layout = QVBoxLayout(right)
+        layout.addWidget(self.panel)
+        layout.addWidget(self.boxes_toggle)
+        layout.addWidget(QLabel("Log", right))
+        layout.addWidget(self.log_view, 1)
+        splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        splitter.addWidget(self.mirror_view)
+        splitter.addWidget(right)
+        splitter.setStretchFactor(0, 1)
+        splitter.setStretchFactor(1, 1)
+        self.setCentralWidget(splitter)
+        self.status_device = QLabel("No phone", self)
+        self.status_fps = QLabel("", self)
+        self.status_llm = QLabel("", self)
+        for label in (self.status_device, self.status_fps, self.status_llm):
+            self.statusBar().addPermanentWidget(label)
+        self.session = Session(self.bus, self.sink, self.say)
+        self.models: Any = None
+        self.settings = AgentSettings()
+        self.bus.subscribe(self._on_event)
+        self.panel.start_requested.connect(self._start)
+        self.panel.pause_requested.connect(lambda: self.session.agent and self.session.agent.control.pause())
+        self.panel.resume_requested.connect(lambda: self.session.agent and self.session.agent.control.resume())
+        self.panel.stop_requested.connect(self._stop)
+        self.panel.message_sent.connect(self._steer)
+        self.sink.frame_ready.connect(lambda: self.status_fps.setText(f"{self.mirror_view.fps:.0f} fps"))
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self.resize(1200, 860)
+
+    def say(self, text: str) -> None:
+        self.statusBar().showMessage(text, 8000)
+        self.log_view.add_line(f"· {text}")
+
+    def _toggle_boxes(self, on: bool) -> None:
+        self.mirror_view.show_boxes = on
+        self.mirror_view.update()
+
+    def _spawn(self, coroutine: Any) -> None:
+        task = asyncio.ensure_future(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # ------------------------------------------------------------ runs
+
+    def _start(self, task: str) -> None:
+        if self.session.device is None:
+            self.say("Connect a phone first (or start the virtual phone).")
+            return
+        self.panel.set_state("running")
+        self.session.start_run(task, self.models, self.settings, Handlers(ask_user=self._ask, confirm=self._confirm))
+
+    def _stop(self) -> None:
+        if self.session.agent is not None:
+            self._spawn(self.session.agent.control.stop())
+
+    def _steer(self, text: str) -> None:
+        if self.session.agent is not None:
+            self.session.agent.control.steer(text)
+            self.log_view.add_line(f"· you: {text}")
+
+    async def _dialog(self, box: QMessageBox) -> int:
+        # open() does not block the event loop the way exec() would: the agent, the mirror and the log go on.
+        done: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        box.finished.connect(lambda result: done.done() or done.set_result(result))
+        box.open()
+        return await done
+
+    async def _ask(self, question: str) -> str | None:
+        from PySide6.QtWidgets import QInputDialog
+
+        dialog = QInputDialog(self)
+        dialog.setWindowTitle("The agent asks")
+        dialog.setLabelText(question)
+        done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        dialog.finished.connect(lambda result: done.done() or done.set_result(bool(result)))
+        dialog.open()
+        return dialog.textValue().strip() or None if await done else None
+
+    async def _confirm(self, description: str) -> bool:
+        box = QMessageBox(QMessageBox.Icon.Question, "Confirm", f"Allow the agent to {description}?",
+                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self)
+        return await self._dialog(box) == QMessageBox.StandardButton.Yes
+
+    # ------------------------------------------------------------ events
+
+    def _on_event(self, event: Event) -> None:
+        self.log_view.add_event(event)
+        view = self.mirror_view
+        if isinstance(event, ScreenCaptured):
+            view.boxes.update(event.element_map)
+            view.update()
+        elif isinstance(event, StepStarted):
+            self.panel.set_stat("step", f"{event.step} / {event.max_steps}")
+        elif isinstance(event, ActionStarted):
+            view.boxes.target = event.bounds
+            if event.point is not None:
+                view.animate_cursor(*event.point)
+            elif event.action.action in ("swipe", "scroll") and event.bounds is not None:
+                self._animate_swipe(event)
+            view.update()
+        elif isinstance(event, PlanReceived) and event.source == "model":
+            self.status_llm.setText(f"LLM {event.latency_ms / 1000:.1f} s")
+        elif isinstance(event, GuidanceUpdated):
+            self.panel.set_stat("approach", event.approach)
+        elif isinstance(event, RunStateChanged):
+            self.panel.set_state(event.state)
+        elif isinstance(event, RunFinished):
+            self.panel.set_state("finished")
+            self.panel.set_stat("elapsed", f"{event.elapsed_s:.1f} s")
+            self.panel.set_stat("tokens", f"{event.input_tokens + event.output_tokens:,}")
+            self.panel.set_stat("cost", f"${event.cost_usd:.4f}")
+            self.say(f"Run {event.outcome}: {event.reason}")
+
+    def _animate_swipe(self, event: ActionStarted) -> None:
+        assert event.bounds is not None
+        left, top, right, bottom = event.bounds
+        cx, cy = (left + right) / 2, (top + bottom) / 2
+        direction = str(event.action.params.get("direction", "up"))
+        if event.action.action == "scroll":
+            direction = {"down": "up", "up": "down", "left": "right", "right": "left"}[direction]
+        dx, dy = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}[direction]
+        span_x, span_y = (right - left) * 0.3, (bottom - top) * 0.3
+        self.mirror_view.animate_cursor(cx + dx * span_x, cy + dy * span_y,
+                                        swipe_from=(cx - dx * span_x, cy - dy * span_y))
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self._spawn(self.session.close())
+        super().closeEvent(event)

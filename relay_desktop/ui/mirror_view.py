@@ -1,0 +1,158 @@
+"""The phone on screen: the mirror's latest frame, aspect-correct, with the overlays drawn over it.
+
+Paints only when a frame or an overlay changed. Device pixels map to widget pixels through one transform,
+used both for drawing and for turning a click into a device point (inspect mode).
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+
+from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QImage, QMouseEvent, QPainter, QPaintEvent, QPen
+from PySide6.QtWidgets import QSizePolicy, QWidget
+
+from relay_desktop.ui.overlays import CursorModel, ElementBoxes
+from relay_desktop.ui.screen_sink import ScreenSink
+
+__all__ = ["MirrorView"]
+
+_KIND_COLOURS = {"clickable": QColor(30, 136, 229), "editable": QColor(67, 160, 71), "scrollable": QColor(251, 140, 0),
+                 "text": QColor(158, 158, 158)}
+
+
+class MirrorView(QWidget):
+    clicked = Signal(float, float)          # device pixels
+
+    def __init__(self, sink: ScreenSink, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.sink = sink
+        self.boxes = ElementBoxes()
+        self.cursor = CursorModel()
+        self.show_boxes = True
+        self.notice = ""
+        self._image: QImage | None = None
+        self._frames: list[float] = []
+        self.setAccessibleName("Phone screen")
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self.setMinimumSize(240, 420)
+        sink.frame_ready.connect(self._on_frame)
+        self._animation = QTimer(self)
+        self._animation.setInterval(16)
+        self._animation.timeout.connect(self._animate)
+        self._last_tick = time.monotonic()
+
+    # ------------------------------------------------------------ state
+
+    @property
+    def fps(self) -> float:
+        now = time.monotonic()
+        self._frames = [t for t in self._frames if now - t < 1.0]
+        return float(len(self._frames))
+
+    def _on_frame(self) -> None:
+        self._image = self.sink.image()
+        self._frames.append(time.monotonic())
+        self.update()
+
+    def animate_cursor(self, x: float, y: float, swipe_from: tuple[float, float] | None = None) -> None:
+        self.cursor.move_to(x, y, swipe_from)
+        self._last_tick = time.monotonic()
+        if not self._animation.isActive():
+            self._animation.start()
+
+    def _animate(self) -> None:
+        now = time.monotonic()
+        moving = self.cursor.advance(now - self._last_tick)
+        self._last_tick = now
+        self.update()
+        if not moving:
+            self._animation.stop()
+
+    # ------------------------------------------------------------ geometry
+
+    def _screen_size(self) -> tuple[int, int]:
+        if self.boxes.screen != (0, 0):
+            return self.boxes.screen
+        if self._image is not None:
+            return self._image.width(), self._image.height()
+        return 1080, 2400
+
+    def _target_rect(self) -> QRectF:
+        width, height = self._screen_size()
+        scale = min(self.width() / width, self.height() / height)
+        w, h = width * scale, height * scale
+        return QRectF((self.width() - w) / 2, (self.height() - h) / 2, w, h)
+
+    def to_widget(self, x: float, y: float) -> QPointF:
+        rect = self._target_rect()
+        width, height = self._screen_size()
+        return QPointF(rect.x() + x * rect.width() / width, rect.y() + y * rect.height() / height)
+
+    def to_device(self, point: QPointF) -> tuple[float, float] | None:
+        rect = self._target_rect()
+        if not rect.contains(point):
+            return None
+        width, height = self._screen_size()
+        return (point.x() - rect.x()) * width / rect.width(), (point.y() - rect.y()) * height / rect.height()
+
+    # ------------------------------------------------------------ events
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        device = self.to_device(event.position())
+        if device is not None:
+            self.clicked.emit(*device)
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
+        painter.fillRect(self.rect(), self.palette().window())
+        rect = self._target_rect()
+        if self._image is not None:
+            painter.drawImage(rect, self._image)
+        else:
+            painter.fillRect(rect, QColor(20, 20, 20))
+            painter.setPen(QColor(220, 220, 220))
+            painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, self.notice or "Waiting for the phone's screen…")
+        self._paint_overlays(painter)
+        if self.hasFocus():
+            painter.setPen(QPen(self.palette().highlight().color(), 2))
+            painter.drawRect(self.rect().adjusted(1, 1, -1, -1))
+        painter.end()
+
+    def _device_rect(self, bounds: object) -> QRectF:
+        left, top, right, bottom = bounds  # type: ignore[misc]
+        a, b = self.to_widget(left, top), self.to_widget(right, bottom)
+        return QRectF(a, b)
+
+    def _paint_overlays(self, painter: QPainter) -> None:
+        if self.show_boxes:
+            for box in self.boxes.boxes:
+                colour = QColor(_KIND_COLOURS[box.kind])
+                colour.setAlpha(170)
+                painter.setPen(QPen(colour, 1.5))
+                painter.drawRect(self._device_rect(box.bounds))
+        if self.boxes.keyboard is not None:
+            painter.fillRect(self._device_rect(self.boxes.keyboard), QColor(0, 0, 0, 40))
+        if self.boxes.target is not None:
+            painter.setPen(QPen(QColor(229, 57, 53), 3))
+            painter.drawRect(self._device_rect(self.boxes.target))
+        cursor = self.cursor
+        if cursor.position is not None:
+            if len(cursor.trail) > 1:
+                painter.setPen(QPen(QColor(229, 57, 53, 160), 4, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap))
+                points = [self.to_widget(*p) for p in cursor.trail]
+                for a, b in itertools.pairwise(points):
+                    painter.drawLine(a, b)
+            centre = self.to_widget(*cursor.position)
+            if cursor.ripple < 1.0:
+                radius = 10 + 30 * cursor.ripple
+                painter.setPen(QPen(QColor(229, 57, 53, int(200 * (1 - cursor.ripple))), 3))
+                painter.drawEllipse(centre, radius, radius)
+            painter.setPen(QPen(QColor(255, 255, 255), 2))
+            painter.setBrush(QColor(229, 57, 53, 220))
+            painter.drawEllipse(centre, 9, 9)
+            painter.setBrush(Qt.BrushStyle.NoBrush)

@@ -1,0 +1,90 @@
+"""Task input, the run buttons with their enabled states, a line to steer the agent, and run stats."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+__all__ = ["TaskPanel"]
+
+
+class TaskPanel(QWidget):
+    start_requested = Signal(str)
+    pause_requested = Signal()
+    resume_requested = Signal()
+    stop_requested = Signal()
+    message_sent = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.task = QPlainTextEdit(self)
+        self.task.setPlaceholderText('What should the agent do? e.g. "Turn on Wi-Fi"  (Ctrl+Enter to start)')
+        self.task.setAccessibleName("Task")
+        self.task.setMaximumHeight(90)
+        self.start = QPushButton("&Start", self)
+        self.pause = QPushButton("&Pause", self)
+        self.resume = QPushButton("&Resume", self)
+        self.stop = QPushButton("S&top", self)
+        for button, name in ((self.start, "Start the task"), (self.pause, "Pause the agent"),
+                             (self.resume, "Resume the agent"), (self.stop, "Stop the run")):
+            button.setAccessibleName(name)
+        self.message = QLineEdit(self)
+        self.message.setPlaceholderText("Tell the running agent something…")
+        self.message.setAccessibleName("Message to the agent")
+        self.stats = {name: QLabel("–", self) for name in ("step", "elapsed", "tokens", "cost", "approach")}
+        buttons = QHBoxLayout()
+        for button in (self.start, self.pause, self.resume, self.stop):
+            buttons.addWidget(button)
+        grid = QGridLayout()
+        for row, (name, label) in enumerate(self.stats.items()):
+            title = QLabel(name.capitalize() + ":", self)
+            title.setBuddy(label)
+            grid.addWidget(title, row // 2, (row % 2) * 2)
+            grid.addWidget(label, row // 2, (row % 2) * 2 + 1)
+            label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.task)
+        layout.addLayout(buttons)
+        layout.addWidget(self.message)
+        layout.addLayout(grid)
+        self.start.clicked.connect(self._start)
+        self.pause.clicked.connect(self.pause_requested)
+        self.resume.clicked.connect(self.resume_requested)
+        self.stop.clicked.connect(self.stop_requested)
+        self.message.returnPressed.connect(self._send)
+        QShortcut(QKeySequence("Ctrl+Return"), self.task, self._start)
+        self.set_state("idle")
+
+    def _start(self) -> None:
+        text = self.task.toPlainText().strip()
+        if text and self.start.isEnabled():
+            self.start_requested.emit(text)
+
+    def _send(self) -> None:
+        text = self.message.text().strip()
+        if text:
+            self.message_sent.emit(text)
+            self.message.clear()
+
+    def set_state(self, state: str) -> None:
+        """idle, running, paused, stopping, finished: which buttons make sense now."""
+        running = state in ("running", "paused", "stopping")
+        self.start.setEnabled(not running)
+        self.task.setReadOnly(running)
+        self.pause.setEnabled(state == "running")
+        self.resume.setEnabled(state == "paused")
+        self.stop.setEnabled(state in ("running", "paused"))
+        self.message.setEnabled(state in ("running", "paused"))
+
+    def set_stat(self, name: str, value: str) -> None:
+        self.stats[name].setText(value)

@@ -1,0 +1,80 @@
+"""The window on the virtual phone: the demo's whole loop, and the controls' states. Qt offscreen."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import qasync
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
+
+from relay_desktop.agent.events import RunFinished
+from relay_desktop.ui.app import start_demo
+from relay_desktop.ui.main_window import MainWindow
+from tests.conftest import AdbTestServer
+
+
+@pytest.fixture
+def qt_loop(qapp: QApplication) -> Iterator[qasync.QEventLoop]:
+    """asyncio on Qt's loop, as the app runs it; the test suite's own loop is put back afterwards."""
+    previous = asyncio.get_event_loop_policy().get_event_loop()
+    loop = qasync.QEventLoop(qapp)
+    asyncio.set_event_loop(loop)
+    try:
+        yield loop
+    finally:
+        asyncio.set_event_loop(previous)
+
+
+def test_the_demo_runs_the_whole_loop_in_the_window(qtbot: QtBot, qt_loop: qasync.QEventLoop,
+                                                    adb_server: AdbTestServer, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RELAY_DESKTOP_HOME", str(tmp_path))
+    monkeypatch.setenv("RELAY_SCRCPY_SERVER_URL", "http://127.0.0.1:9/none")   # offline: the built-in server
+    monkeypatch.setattr("relay_desktop.mirror.provisioning.install_locations", lambda *a, **k: [])
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.show()
+    finished: list[RunFinished] = []
+    window.bus.subscribe(lambda e: finished.append(e) if isinstance(e, RunFinished) else None)
+
+    async def demo() -> None:
+        await start_demo(window)
+        window.settings = window.settings.__class__()              # full speed in the test
+        while not finished:
+            await asyncio.sleep(0.05)
+        await window.session.close()
+
+    qt_loop.run_until_complete(asyncio.wait_for(demo(), 60))
+    assert finished[0].outcome == "success"
+    assert window.session.service.phone.setting("global", "wifi_on") == "1"
+    lines = window.log_view.lines()
+    assert any(line.startswith("· Mirror running") for line in lines)
+    order = [i for i, line in enumerate(lines) if line.startswith(("── step", "✔ success"))]
+    assert order == sorted(order) and len(order) >= 3
+    assert window.mirror_view.boxes.boxes, "no element boxes were drawn"
+    assert window.mirror_view.cursor.position is not None, "the cursor never moved to a target"
+    assert window.panel.stats["step"].text().endswith("/ 50")
+    assert window.panel.start.isEnabled() and not window.panel.stop.isEnabled()
+    assert window.mirror_view.sink.painted > 0
+
+
+def test_buttons_follow_the_run_state(qtbot: QtBot) -> None:
+    from relay_desktop.ui.task_panel import TaskPanel
+
+    panel = TaskPanel()
+    qtbot.addWidget(panel)
+    started: list[str] = []
+    panel.start_requested.connect(started.append)
+    panel.task.setPlainText("Turn on Wi-Fi")
+    panel.start.click()
+    assert started == ["Turn on Wi-Fi"]
+    for state, enabled in (("running", (False, True, False, True)), ("paused", (False, False, True, True)),
+                           ("finished", (True, False, False, False))):
+        panel.set_state(state)
+        buttons = (panel.start, panel.pause, panel.resume, panel.stop)
+        assert tuple(b.isEnabled() for b in buttons) == enabled, state
+    assert all(b.accessibleName() for b in (panel.start, panel.pause, panel.resume, panel.stop, panel.task))
