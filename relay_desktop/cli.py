@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import shutil
 import sys
 import time
@@ -29,6 +30,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     install_redaction()  # before anything can log a key
     if args.command is None:
+        if not _has_display():
+            print("relay-desktop: there is no display to open the window on. Without one, try:\n"
+                  '  relay-desktop run "Turn on Wi-Fi" --sim    the agent in the terminal, on the virtual phone\n'
+                  "  relay-desktop sim                         the virtual phone for adb\n"
+                  "  relay-desktop --help                      everything else", file=sys.stderr)
+            return 1
         from relay_desktop.ui.app import run_window
 
         return run_window(demo=args.demo)
@@ -37,6 +44,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\nStopped.")
         return 130
+
+
+def _has_display() -> bool:
+    """Whether Qt can show a window: always on Windows and macOS; on Linux an X or Wayland display, or a Qt
+    platform chosen explicitly (offscreen, vnc)."""
+    if not sys.platform.startswith("linux"):
+        return True
+    return any(os.environ.get(name) for name in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"))
 
 
 def _parser() -> argparse.ArgumentParser:

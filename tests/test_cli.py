@@ -12,15 +12,18 @@ from relay_desktop import __version__
 from tests.conftest import AdbTestServer, free_port
 
 
-def run_cli(*args: str, timeout: float = 30) -> subprocess.CompletedProcess[str]:
+def run_cli(*args: str, timeout: float = 30, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "relay_desktop.cli", *args], capture_output=True, text=True,
-                          timeout=timeout)
+                          timeout=timeout, env=env)
 
 
 def test_version_and_help() -> None:
     assert run_cli("--version").stdout.strip() == f"relay-desktop {__version__}"
-    bare = run_cli()
-    assert bare.returncode == 0 and "relay-desktop sim" in bare.stdout
+    assert "--demo" in run_cli("--help").stdout
+    headless = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    bare = run_cli(env=headless)
+    assert bare.returncode == 1 and "no display to open the window on" in bare.stderr
+    assert 'relay-desktop run "Turn on Wi-Fi" --sim' in bare.stderr
 
 
 def test_bad_size_is_explained() -> None:

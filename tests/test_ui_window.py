@@ -20,12 +20,23 @@ from tests.conftest import AdbTestServer
 @pytest.fixture
 def qt_loop(qapp: QApplication) -> Iterator[qasync.QEventLoop]:
     """asyncio on Qt's loop, as the app runs it; the test suite's own loop is put back afterwards."""
-    previous = asyncio.get_event_loop_policy().get_event_loop()
+    try:
+        previous: asyncio.AbstractEventLoop | None = asyncio.get_event_loop_policy().get_event_loop()
+    except RuntimeError:
+        previous = None
     loop = qasync.QEventLoop(qapp)
     asyncio.set_event_loop(loop)
     try:
         yield loop
+        # Nothing may outlive the test: tasks still pending (the virtual phone's server) are cancelled and
+        # awaited, and the loop's worker threads are joined.
+        pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
+        for task in pending:
+            task.cancel()
+        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+        loop.run_until_complete(loop.shutdown_default_executor())
     finally:
+        loop.close()
         asyncio.set_event_loop(previous)
 
 
