@@ -89,3 +89,47 @@ def test_buttons_follow_the_run_state(qtbot: QtBot) -> None:
         buttons = (panel.start, panel.pause, panel.resume, panel.stop)
         assert tuple(b.isEnabled() for b in buttons) == enabled, state
     assert all(b.accessibleName() for b in (panel.start, panel.pause, panel.resume, panel.stop, panel.task))
+
+
+def test_inspect_click_selects_the_smallest_element_and_the_tree_follows(
+        qtbot: QtBot, qt_loop: qasync.QEventLoop, adb_server: AdbTestServer, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from PySide6.QtCore import QPoint, Qt
+    from PySide6.QtGui import QGuiApplication
+
+    monkeypatch.setenv("RELAY_DESKTOP_HOME", str(tmp_path))
+    monkeypatch.setenv("RELAY_SCRCPY_SERVER_URL", "http://127.0.0.1:9/none")
+    monkeypatch.setattr("relay_desktop.mirror.provisioning.install_locations", lambda *a, **k: [])
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.resize(1200, 900)
+    window.show()
+
+    async def scenario() -> None:
+        await window.session.start_virtual_phone()
+        window.session.service.phone.launch("com.android.settings")
+        window.tabs.setCurrentIndex(1)
+        await window.refresh_elements()
+        await asyncio.sleep(0.2)                                  # the tab's own refresh lands too
+        element_map = window.inspector.element_map
+        assert element_map is not None
+        target = element_map.find("Connected devices")[0]
+        point = window.mirror_view.to_widget(*target.tap)
+        qtbot.mouseClick(window.mirror_view, Qt.MouseButton.LeftButton, pos=QPoint(int(point.x()), int(point.y())))
+        await asyncio.sleep(0.05)
+        assert window.inspector.current is not None and window.inspector.current.id == target.id
+        assert window.inspector.tree.currentItem().text(0) == target.id
+        attributes = window.inspector.attributes()
+        assert attributes["label"].startswith("Connected devices") and attributes["id"] == target.id
+        assert window.mirror_view.selected == target.bounds
+        window.inspector.copy.click()
+        assert f'"id": "{target.id}"' in QGuiApplication.clipboard().text()
+        other = element_map.find("Display")[0]                   # the tree drives the mirror too
+        row = window.inspector.tree.findItems(other.id, Qt.MatchFlag.MatchExactly, 0)[0]
+        window.inspector.tree.setCurrentItem(row)
+        assert window.mirror_view.selected == other.bounds
+        window.inspector.hovered.emit(target)
+        assert window.mirror_view.hovered == target.bounds
+        await window.session.close()
+
+    qt_loop.run_until_complete(asyncio.wait_for(scenario(), 60))

@@ -7,7 +7,17 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QCloseEvent
-from PySide6.QtWidgets import QCheckBox, QLabel, QMainWindow, QMessageBox, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QPushButton,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from relay_desktop.agent import AgentSettings, EventBus, Handlers
 from relay_desktop.agent.events import (
@@ -20,6 +30,7 @@ from relay_desktop.agent.events import (
     ScreenCaptured,
     StepStarted,
 )
+from relay_desktop.ui.inspector import InspectorPanel
 from relay_desktop.ui.log_view import LogView
 from relay_desktop.ui.mirror_view import MirrorView
 from relay_desktop.ui.screen_sink import ScreenSink
@@ -41,15 +52,30 @@ class MainWindow(QMainWindow):
         self.boxes_toggle = QCheckBox("Show element &boxes", self)
         self.boxes_toggle.setChecked(True)
         self.boxes_toggle.toggled.connect(self._toggle_boxes)
-        right = QWidget(self)
-        layout = QVBoxLayout(right)
+        run_tab = QWidget(self)
+        layout = QVBoxLayout(run_tab)
         layout.addWidget(self.panel)
         layout.addWidget(self.boxes_toggle)
-        layout.addWidget(QLabel("Log", right))
+        layout.addWidget(QLabel("Log", run_tab))
         layout.addWidget(self.log_view, 1)
+        self.inspector = InspectorPanel(self)
+        inspect_tab = QWidget(self)
+        inspect_layout = QVBoxLayout(inspect_tab)
+        self.refresh = QPushButton("&Read the screen again", inspect_tab)
+        self.refresh.setAccessibleName("Read the phone's screen again")
+        self.refresh.clicked.connect(lambda: self._spawn(self.refresh_elements()))
+        inspect_layout.addWidget(self.refresh)
+        inspect_layout.addWidget(self.inspector, 1)
+        self.tabs = QTabWidget(self)
+        self.tabs.addTab(run_tab, "&Task")
+        self.tabs.addTab(inspect_tab, "&Inspect")
+        self.tabs.currentChanged.connect(self._tab_changed)
+        self.inspector.selected.connect(self._show_selected)
+        self.inspector.hovered.connect(self._show_hovered)
+        self.mirror_view.clicked.connect(self._mirror_clicked)
         splitter = QSplitter(Qt.Orientation.Horizontal, self)
         splitter.addWidget(self.mirror_view)
-        splitter.addWidget(right)
+        splitter.addWidget(self.tabs)
         splitter.setStretchFactor(0, 1)
         splitter.setStretchFactor(1, 1)
         self.setCentralWidget(splitter)
@@ -83,6 +109,43 @@ class MainWindow(QMainWindow):
         task = asyncio.ensure_future(coroutine)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    # ------------------------------------------------------------ inspect
+
+    @property
+    def inspecting(self) -> bool:
+        return self.tabs.currentIndex() == 1
+
+    def _tab_changed(self, index: int) -> None:
+        if index == 1:
+            self._spawn(self.refresh_elements())
+        else:
+            self.mirror_view.selected = self.mirror_view.hovered = None
+            self.mirror_view.update()
+
+    async def refresh_elements(self) -> None:
+        """Dump the screen now (not only during runs) so any screen can be inspected."""
+        from relay_desktop.perception import build_element_map
+
+        if self.session.device is None:
+            return
+        xml = await self.session.device.dump_hierarchy()
+        element_map = await asyncio.to_thread(build_element_map, xml, self.inspector.element_map)
+        self.mirror_view.boxes.update(element_map)
+        self.inspector.show_map(element_map)
+        self.mirror_view.update()
+
+    def _mirror_clicked(self, x: float, y: float) -> None:
+        if self.inspecting and self.inspector.element_map is not None:
+            self.inspector.select(self.inspector.element_map.element_at(x, y))
+
+    def _show_selected(self, element: Any) -> None:
+        self.mirror_view.selected = element.bounds if element is not None else None
+        self.mirror_view.update()
+
+    def _show_hovered(self, element: Any) -> None:
+        self.mirror_view.hovered = element.bounds if element is not None else None
+        self.mirror_view.update()
 
     # ------------------------------------------------------------ runs
 
@@ -132,6 +195,7 @@ class MainWindow(QMainWindow):
         view = self.mirror_view
         if isinstance(event, ScreenCaptured):
             view.boxes.update(event.element_map)
+            self.inspector.show_map(event.element_map)
             view.update()
         elif isinstance(event, StepStarted):
             self.panel.set_stat("step", f"{event.step} / {event.max_steps}")
@@ -168,5 +232,10 @@ class MainWindow(QMainWindow):
                                         swipe_from=(cx - dx * span_x, cy - dy * span_y))
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        self._spawn(self.session.close())
+        try:
+            loop = asyncio.get_event_loop_policy().get_event_loop()
+        except RuntimeError:
+            loop = None
+        if loop is not None and not loop.is_closed():  # the app's loop closes the session itself on exit
+            self._spawn(self.session.close())
         super().closeEvent(event)

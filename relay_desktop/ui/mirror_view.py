@@ -32,6 +32,8 @@ class MirrorView(QWidget):
         self.cursor = CursorModel()
         self.show_boxes = True
         self.notice = ""
+        self.selected: object | None = None    # bounds of the element picked in inspect mode
+        self.hovered: object | None = None     # bounds of the tree row under the pointer
         self._image: QImage | None = None
         self._frames: list[float] = []
         self.setAccessibleName("Phone screen")
@@ -137,6 +139,11 @@ class MirrorView(QWidget):
                 painter.drawRect(self._device_rect(box.bounds))
         if self.boxes.keyboard is not None:
             painter.fillRect(self._device_rect(self.boxes.keyboard), QColor(0, 0, 0, 40))
+        if self.hovered is not None:
+            painter.fillRect(self._device_rect(self.hovered), QColor(255, 193, 7, 70))
+        if self.selected is not None:
+            painter.setPen(QPen(QColor(0, 150, 136), 4))
+            painter.drawRect(self._device_rect(self.selected))
         if self.boxes.target is not None:
             painter.setPen(QPen(QColor(229, 57, 53), 3))
             painter.drawRect(self._device_rect(self.boxes.target))
