@@ -71,6 +71,7 @@ def test_the_demo_runs_the_whole_loop_in_the_window(qtbot: QtBot, qt_loop: qasyn
     assert window.panel.stats["step"].text().endswith("/ 50")
     assert window.panel.start.isEnabled() and not window.panel.stop.isEnabled()
     assert window.mirror_view.sink.painted > 0
+    assert window.status_device.text().startswith("Virtual phone (127.0.0.1:")
 
 
 def test_buttons_follow_the_run_state(qtbot: QtBot) -> None:

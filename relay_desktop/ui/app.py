@@ -20,8 +20,7 @@ async def start_demo(window: MainWindow) -> None:
     """The virtual phone, its mirror, and a sample task run by the rule-based planner — no phone, no key."""
     from relay_desktop.sim.tasks import TASKS_BY_ID
 
-    device = await window.session.start_virtual_phone()
-    window.status_device.setText(f"Virtual phone ({device.serial})")
+    await window.session.start_virtual_phone()
     TASKS_BY_ID["wifi_on"].setup(window.session.service.phone)
     window.settings = AgentSettings(pace_s=0.9)      # slow enough to follow the cursor
     window.panel.task.setPlainText(DEMO_TASK)

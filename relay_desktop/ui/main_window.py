@@ -85,6 +85,7 @@ class MainWindow(QMainWindow):
         for label in (self.status_device, self.status_fps, self.status_llm):
             self.statusBar().addPermanentWidget(label)
         self.session = Session(self.bus, self.sink, self.say)
+        self.session.on_connected = self.status_device.setText
         self.models: Any = None
         self.settings = AgentSettings()
         self.bus.subscribe(self._on_event)

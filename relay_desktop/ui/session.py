@@ -39,6 +39,7 @@ class Session:
         self.fallback_mirror: ScreencapMirror | None = None
         self.agent: Orchestrator | None = None
         self.run_task: asyncio.Task[RunResult] | None = None
+        self.on_connected: Callable[[str], None] | None = None   # a label for the status bar
 
     async def start_virtual_phone(self) -> Device:
         from relay_desktop.sim.service import VirtualPhoneService
@@ -51,6 +52,8 @@ class Session:
     async def connect(self, serial: str | None, built_in: bool = False) -> Device:
         await self.adb.ensure_running()
         self.device = await self.adb.device(serial)
+        if self.on_connected is not None:
+            self.on_connected(f"Virtual phone ({self.device.serial})" if built_in else self.device.serial)
         self.say(f"Connected to {self.device.serial}; starting the live mirror…")
         await self._start_mirror(built_in)
         return self.device
