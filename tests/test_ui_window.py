@@ -134,3 +134,51 @@ def test_inspect_click_selects_the_smallest_element_and_the_tree_follows(
         await window.session.close()
 
     qt_loop.run_until_complete(asyncio.wait_for(scenario(), 60))
+
+
+def test_control_mode_drives_the_phone_and_taking_over_pauses_the_agent(
+        qtbot: QtBot, qt_loop: qasync.QEventLoop, adb_server: AdbTestServer, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from PySide6.QtCore import QPoint, Qt
+
+    from relay_desktop.agent.events import RunStateChanged
+
+    monkeypatch.setenv("RELAY_DESKTOP_HOME", str(tmp_path))
+    monkeypatch.setenv("RELAY_SCRCPY_SERVER_URL", "http://127.0.0.1:9/none")
+    monkeypatch.setattr("relay_desktop.mirror.provisioning.install_locations", lambda *a, **k: [])
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.resize(1200, 900)
+    window.show()
+    states: list[str] = []
+    window.bus.subscribe(lambda e: states.append(e.state) if isinstance(e, RunStateChanged) else None)
+
+    async def scenario() -> None:
+        phone_service = await window.session.start_virtual_phone()
+        phone = window.session.service.phone
+        assert phone_service is not None
+        phone.launch("com.android.settings")
+        await window.refresh_elements()
+        window.tabs.setCurrentIndex(0)
+        # A slow run: the agent paces itself, so the user's click lands mid-run.
+        window.settings = window.settings.__class__(pace_s=2.0)
+        window.panel.task.setPlainText("Turn on Bluetooth")
+        window.panel.start.click()
+        while "running" not in states:
+            await asyncio.sleep(0.02)
+        element_map = window.inspector.element_map
+        assert element_map is not None
+        target = element_map.find("Display")[0]
+        point = window.mirror_view.to_widget(*target.tap)
+        qtbot.mouseClick(window.mirror_view, Qt.MouseButton.LeftButton, pos=QPoint(int(point.x()), int(point.y())))
+        for _ in range(200):
+            if (phone.focused_activity() or ("", ""))[1].endswith("DisplaySettingsActivity"):
+                break
+            await asyncio.sleep(0.02)
+        assert (phone.focused_activity() or ("", ""))[1].endswith("DisplaySettingsActivity")
+        assert window.session.agent is not None and window.session.agent.control.state == "paused"
+        assert "paused" in states and window.panel.resume.isEnabled()
+        await window.session.agent.control.stop()
+        await window.session.close()
+
+    qt_loop.run_until_complete(asyncio.wait_for(scenario(), 60))

@@ -239,6 +239,11 @@ class MirrorClient:
             await self.touch(p.MotionAction.MOVE, x1 + (x2 - x1) * t, y1 + (y2 - y1) * t, screen)
         await self.touch(p.MotionAction.UP, x2, y2, screen)
 
+    async def scroll(self, x: float, y: float, screen: tuple[int, int], steps: float) -> None:
+        """Mouse-wheel steps at (x, y): positive scrolls up, as a wheel does."""
+        fx, fy, width, height = self._frame_point(x, y, screen)
+        await self._send(p.inject_scroll(fx, fy, width, height, 0.0, steps))
+
     async def press_key(self, key: int | str) -> None:
         code = keycode(key.strip().upper() if isinstance(key, str) else key)
         if code == 0:

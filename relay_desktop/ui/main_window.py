@@ -73,6 +73,11 @@ class MainWindow(QMainWindow):
         self.inspector.selected.connect(self._show_selected)
         self.inspector.hovered.connect(self._show_hovered)
         self.mirror_view.clicked.connect(self._mirror_clicked)
+        self.mirror_view.touched.connect(self._touched)
+        self.mirror_view.scrolled.connect(lambda x, y, steps: self._control(
+            lambda m, screen: m.scroll(x, y, screen, steps)))
+        self.mirror_view.typed.connect(lambda text: self._control(lambda m, screen: m.type_text(text)))
+        self.mirror_view.key_pressed.connect(lambda key: self._control(lambda m, screen: m.press_key(key)))
         splitter = QSplitter(Qt.Orientation.Horizontal, self)
         splitter.addWidget(self.mirror_view)
         splitter.addWidget(self.tabs)
@@ -147,6 +152,30 @@ class MainWindow(QMainWindow):
     def _show_hovered(self, element: Any) -> None:
         self.mirror_view.hovered = element.bounds if element is not None else None
         self.mirror_view.update()
+
+    # ------------------------------------------------------------ control (the user's hands on the phone)
+
+    def _control(self, action: Any) -> None:
+        """Send the user's input to the phone; during a run, the agent pauses first (takeover)."""
+        mirror = self.session.mirror
+        if self.inspecting or mirror is None or mirror.frame_size is None:
+            return
+        agent = self.session.agent
+        if agent is not None and agent.control.state == "running":
+            agent.control.pause("you took over the phone")
+            self.say("You took over: the agent is paused. Press Resume to let it carry on.")
+        screen = self._phone_size()
+        self._spawn(action(mirror, screen))
+
+    def _phone_size(self) -> tuple[int, int]:
+        # The same size the view used to turn the pointer into device pixels.
+        return self.mirror_view.screen_size()
+
+    def _touched(self, kind: str, x: float, y: float) -> None:
+        from relay_desktop.mirror.protocol import MotionAction
+
+        action = {"down": MotionAction.DOWN, "move": MotionAction.MOVE, "up": MotionAction.UP}[kind]
+        self._control(lambda m, screen: m.touch(action, x, y, screen))
 
     # ------------------------------------------------------------ runs
 

@@ -10,7 +10,7 @@ import itertools
 import time
 
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QImage, QMouseEvent, QPainter, QPaintEvent, QPen
+from PySide6.QtGui import QColor, QImage, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QPen, QWheelEvent
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from relay_desktop.ui.overlays import CursorModel, ElementBoxes
@@ -24,6 +24,10 @@ _KIND_COLOURS = {"clickable": QColor(30, 136, 229), "editable": QColor(67, 160, 
 
 class MirrorView(QWidget):
     clicked = Signal(float, float)          # device pixels
+    touched = Signal(str, float, float)     # "down" / "move" / "up", device pixels
+    scrolled = Signal(float, float, float)  # device x, y, wheel steps (positive: up)
+    typed = Signal(str)                     # text typed while the mirror has focus
+    key_pressed = Signal(str)               # an Android key name (ENTER, DEL, ...)
 
     def __init__(self, sink: ScreenSink, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -75,7 +79,7 @@ class MirrorView(QWidget):
 
     # ------------------------------------------------------------ geometry
 
-    def _screen_size(self) -> tuple[int, int]:
+    def screen_size(self) -> tuple[int, int]:
         if self.boxes.screen != (0, 0):
             return self.boxes.screen
         if self._image is not None:
@@ -83,21 +87,21 @@ class MirrorView(QWidget):
         return 1080, 2400
 
     def _target_rect(self) -> QRectF:
-        width, height = self._screen_size()
+        width, height = self.screen_size()
         scale = min(self.width() / width, self.height() / height)
         w, h = width * scale, height * scale
         return QRectF((self.width() - w) / 2, (self.height() - h) / 2, w, h)
 
     def to_widget(self, x: float, y: float) -> QPointF:
         rect = self._target_rect()
-        width, height = self._screen_size()
+        width, height = self.screen_size()
         return QPointF(rect.x() + x * rect.width() / width, rect.y() + y * rect.height() / height)
 
     def to_device(self, point: QPointF) -> tuple[float, float] | None:
         rect = self._target_rect()
         if not rect.contains(point):
             return None
-        width, height = self._screen_size()
+        width, height = self.screen_size()
         return (point.x() - rect.x()) * width / rect.width(), (point.y() - rect.y()) * height / rect.height()
 
     # ------------------------------------------------------------ events
@@ -106,6 +110,37 @@ class MirrorView(QWidget):
         device = self.to_device(event.position())
         if device is not None:
             self.clicked.emit(*device)
+            self.touched.emit("down", *device)
+            self._dragging = True
+
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:
+        device = self.to_device(event.position())
+        if device is not None and getattr(self, "_dragging", False):
+            self.touched.emit("move", *device)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        if getattr(self, "_dragging", False):
+            self._dragging = False
+            device = self.to_device(event.position()) or self.cursor.position or (0.0, 0.0)
+            self.touched.emit("up", *device)
+
+    def wheelEvent(self, event: QWheelEvent) -> None:
+        device = self.to_device(event.position())
+        if device is not None:
+            self.scrolled.emit(device[0], device[1], event.angleDelta().y() / 120)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        special = {Qt.Key.Key_Return: "ENTER", Qt.Key.Key_Enter: "ENTER", Qt.Key.Key_Backspace: "DEL",
+                   Qt.Key.Key_Delete: "FORWARD_DEL", Qt.Key.Key_Escape: "BACK", Qt.Key.Key_Tab: "TAB",
+                   Qt.Key.Key_Left: "DPAD_LEFT", Qt.Key.Key_Right: "DPAD_RIGHT", Qt.Key.Key_Up: "DPAD_UP",
+                   Qt.Key.Key_Down: "DPAD_DOWN", Qt.Key.Key_Home: "MOVE_HOME", Qt.Key.Key_End: "MOVE_END"}
+        name = special.get(Qt.Key(event.key()))
+        if name is not None:
+            self.key_pressed.emit(name)
+        elif event.text() and event.text().isprintable():
+            self.typed.emit(event.text())
+        else:
+            super().keyPressEvent(event)
 
     def paintEvent(self, event: QPaintEvent) -> None:
         painter = QPainter(self)
