@@ -22,6 +22,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from PIL import Image
+
 from relay_desktop.mirror.protocol import (
     ControlType,
     MotionAction,
@@ -30,7 +32,7 @@ from relay_desktop.mirror.protocol import (
     frame_header,
 )
 from relay_desktop.sim.streams import DuplexStream
-from relay_desktop.sim.video_encoder import H264Encoder
+from relay_desktop.sim.video_encoder import EncodedPacket, H264Encoder
 
 if TYPE_CHECKING:
     from relay_desktop.sim.phone import VirtualPhone
@@ -191,10 +193,9 @@ class ScrcpyServer:
                     self.frame_size = (encoder.width, encoder.height)
                 changed.clear()
                 image = await self.phone.screenshot()
-                if image.size != size:
-                    image = image.resize(size)
                 pts = int((time.monotonic() - started) * 1_000_000)
-                packets = await asyncio.to_thread(encoder.encode, image, pts)
+                # Scaling and encoding off the loop: the virtual phone often shares it with the window.
+                packets = await asyncio.to_thread(_scale_and_encode, encoder, image, size, pts)
                 for packet in packets:
                     header = frame_header(len(packet.data), pts_us=packet.pts_us, config=packet.config,
                                           key_frame=packet.key_frame)
@@ -297,3 +298,10 @@ class ScrcpyServer:
                 await self.phone.long_press(touch.x, touch.y, int(held * 1000))
             else:
                 await self.phone.swipe(touch.x, touch.y, end[0], end[1], max(50, int(held * 1000)))
+
+
+def _scale_and_encode(encoder: H264Encoder, image: Image.Image, size: tuple[int, int],
+                      pts: int) -> list[EncodedPacket]:
+    if image.size != size:
+        image = image.resize(size, Image.Resampling.BILINEAR)
+    return encoder.encode(image, pts)

@@ -1,16 +1,19 @@
-"""The mirror's frames, handed to the window: latest frame wins, one queued signal, pixels on demand.
+"""The mirror's frames, handed to the window: latest frame wins, a signal on the GUI thread, pixels on demand.
 
-The decoder thread calls :meth:`ScreenSink.on_frame` for every frame; the sink keeps only the newest and emits
-``frame_ready`` once until the window has taken it, so a slow paint never builds a queue of frames. The
-conversion to pixels happens in :meth:`image`, on the GUI thread, for the frames that are actually painted.
+The decoder thread calls :meth:`ScreenSink.on_frame` for every frame; the sink only keeps the newest. The GUI
+thread looks for a new one at display rate (a 16 ms timer) and emits ``frame_ready`` when there is one, so a
+slow paint never builds a queue of frames. Nothing Qt is called from the decoder thread: PySide6 6.12 corrupts
+reference counts when a signal is emitted from a thread Qt did not start (the interpreter aborts with
+"deallocating True" after a few hundred emits), so the hand-over is a plain lock-protected slot.
+
+A view with OpenGL takes :meth:`planes` (YUV, converted by a shader: the cheap path); one without takes
+:meth:`image`, converted on the GUI thread, only for the frames that are actually painted.
 """
 
 from __future__ import annotations
 
-import threading
-
 import av
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QImage
 
 from relay_desktop.mirror.frame_convert import BgraFrame, FrameConverter, YuvPlanes
@@ -18,33 +21,38 @@ from relay_desktop.mirror.sinks import LatestFrame
 
 __all__ = ["ScreenSink"]
 
+POLL_MS = 16
+
 
 class ScreenSink(QObject):
     frame_ready = Signal()
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._latest = LatestFrame(on_new=self._notify)
+        self._latest = LatestFrame()
         self._converter = FrameConverter()
-        self._lock = threading.Lock()
-        self._signalled = False
-        self._shown: BgraFrame | None = None   # keeps the pixels of the image last handed out alive
+        self._seen = 0
+        self._shown: BgraFrame | None = None
         self.painted = 0
+        self._timer = QTimer(self)
+        self._timer.setInterval(POLL_MS)
+        self._timer.timeout.connect(self._poll)
+        self._timer.start()
 
     def on_frame(self, frame: av.VideoFrame) -> None:
-        self._latest.on_frame(frame)
+        self._latest.on_frame(frame)   # any thread
 
-    def _notify(self) -> None:
-        with self._lock:
-            if self._signalled:
-                return
-            self._signalled = True
-        self.frame_ready.emit()  # from the decoder thread: a queued connection to the GUI thread
+    def _poll(self) -> None:
+        _, serial = self._latest.take()
+        if serial != self._seen:
+            self._seen = serial
+            self.frame_ready.emit()
+
+    def stop(self) -> None:
+        self._timer.stop()
 
     def planes(self) -> YuvPlanes | None:
         """The newest frame's Y, U and V planes, for a view that converts to RGB on the GPU (no CPU copy)."""
-        with self._lock:
-            self._signalled = False
         frame, _ = self._latest.take()
         if frame is None:
             return None
@@ -52,13 +60,13 @@ class ScreenSink(QObject):
         return YuvPlanes.of(frame)
 
     def image(self) -> QImage | None:
-        """The newest frame as an image (valid until the next call), or None before the first frame."""
-        with self._lock:
-            self._signalled = False
+        """The newest frame as an image, or None before the first frame."""
         frame, _ = self._latest.take()
         if frame is None:
             return None
-        self._shown = self._converter.to_bgra(frame)
-        shown = self._shown
+        shown = self._converter.to_bgra(frame)
+        self._shown = shown
         self.painted += 1
-        return QImage(shown.pixels, shown.width, shown.height, shown.stride, QImage.Format.Format_RGB32)
+        # A deep copy: the QImage must not outlive PyAV's buffer, which the next conversion reuses.
+        image = QImage(bytes(shown.pixels), shown.width, shown.height, shown.stride, QImage.Format.Format_RGB32)
+        return image.copy()
