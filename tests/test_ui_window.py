@@ -182,3 +182,38 @@ def test_control_mode_drives_the_phone_and_taking_over_pauses_the_agent(
         await window.session.close()
 
     qt_loop.run_until_complete(asyncio.wait_for(scenario(), 60))
+
+
+def test_history_replays_a_finished_run_and_exports_it(qtbot: QtBot, qt_loop: qasync.QEventLoop,
+                                                       adb_server: AdbTestServer, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RELAY_DESKTOP_HOME", str(tmp_path))
+    monkeypatch.setenv("RELAY_SCRCPY_SERVER_URL", "http://127.0.0.1:9/none")
+    monkeypatch.setattr("relay_desktop.mirror.provisioning.install_locations", lambda *a, **k: [])
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.show()
+    finished: list[RunFinished] = []
+    window.bus.subscribe(lambda e: finished.append(e) if isinstance(e, RunFinished) else None)
+
+    async def scenario() -> None:
+        await start_demo(window)
+        window.settings = window.settings.__class__()
+        while not finished:
+            await asyncio.sleep(0.05)
+        await window.recorder.flush()
+        window.tabs.setCurrentIndex(2)
+        await window.history.refresh()
+        assert window.history.runs.count() == 1
+        await window.history.open(window.history.runs.item(0).data(256))
+        history = window.history
+        assert history.steps.count() == finished[0].steps
+        history.steps.setCurrentRow(1)
+        assert history.picture.pixmap() is not None and not history.picture.pixmap().isNull()
+        assert "launch_app Settings" in history.steps.item(0).text()
+        assert "Step 2" in history.details.toPlainText()
+        out = await history.export(tmp_path / "report.html")
+        assert out.read_text().count("<img") >= 3
+        await window.session.close()
+
+    qt_loop.run_until_complete(asyncio.wait_for(scenario(), 60))

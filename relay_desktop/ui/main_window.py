@@ -30,6 +30,8 @@ from relay_desktop.agent.events import (
     ScreenCaptured,
     StepStarted,
 )
+from relay_desktop.runs import RunRecorder, RunStore
+from relay_desktop.ui.history import HistoryPanel
 from relay_desktop.ui.inspector import InspectorPanel
 from relay_desktop.ui.log_view import LogView
 from relay_desktop.ui.mirror_view import MirrorView
@@ -69,6 +71,11 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget(self)
         self.tabs.addTab(run_tab, "&Task")
         self.tabs.addTab(inspect_tab, "&Inspect")
+        self.store = RunStore()
+        self.recorder = RunRecorder(self.store)
+        self.recorder.attach(self.bus)
+        self.history = HistoryPanel(self, self.store)
+        self.tabs.addTab(self.history, "&History")
         self.tabs.currentChanged.connect(self._tab_changed)
         self.inspector.selected.connect(self._show_selected)
         self.inspector.hovered.connect(self._show_hovered)
@@ -123,6 +130,8 @@ class MainWindow(QMainWindow):
         return self.tabs.currentIndex() == 1
 
     def _tab_changed(self, index: int) -> None:
+        if index == 2:
+            self._spawn(self.history.refresh())
         if index == 1:
             self._spawn(self.refresh_elements())
         else:
@@ -248,6 +257,8 @@ class MainWindow(QMainWindow):
             self.panel.set_stat("tokens", f"{event.input_tokens + event.output_tokens:,}")
             self.panel.set_stat("cost", f"${event.cost_usd:.4f}")
             self.say(f"Run {event.outcome}: {event.reason}")
+            if self.recorder.error:
+                self.say(f"History not saved: {self.recorder.error}")
 
     def _animate_swipe(self, event: ActionStarted) -> None:
         assert event.bounds is not None
