@@ -168,3 +168,17 @@ async def test_a_newer_history_format_is_refused_plainly(tmp_path: Path) -> None
         db.execute("PRAGMA user_version=99")
     with pytest.raises(sqlite3.DatabaseError, match="newer Relay Desktop"):
         RunStore(tmp_path).list_runs()
+
+
+async def test_a_mirror_frame_smaller_than_the_screen_keeps_actions_in_device_pixels(tmp_path: Path) -> None:
+    # With the mirror running, the picture is a 536x1200 video frame while actions are in 1080x2400 device pixels.
+    element_map, _ = screen()
+    frame_shot = prepare_screenshot(Image.new("RGB", (536, 1200), "white"))
+    events = step_events(1)
+    events[1] = ScreenCaptured(run_id=RUN, step=1, element_map=element_map, screenshot=frame_shot,
+                               app="com.example.app", layout_hash="abc", fingerprint="f", capture_ms=3.0, diff_text="")
+    store = RunStore(tmp_path)
+    recorder = await record(store, [started(), *events, finished()])
+    await recorder.aclose()
+    assert store.get_run(RUN).steps[0].screen_size == (536, 1200, 1080, 2400)
+    assert '<svg viewBox="0 0 1080 2400"' in render_html(store, store.get_run(RUN))
