@@ -8,7 +8,6 @@ import sys
 import qasync
 from PySide6.QtWidgets import QApplication
 
-from relay_desktop.agent import AgentSettings
 from relay_desktop.ui.main_window import MainWindow
 
 __all__ = ["DEMO_TASK", "run_window", "start_demo"]
@@ -22,7 +21,7 @@ async def start_demo(window: MainWindow) -> None:
 
     await window.session.start_virtual_phone()
     TASKS_BY_ID["wifi_on"].setup(window.session.service.phone)
-    window.settings = AgentSettings(pace_s=0.9)      # slow enough to follow the cursor
+    window.settings = window.app_settings.agent_settings(pace_s=0.9)   # slow enough to follow the cursor
     window.panel.task.setPlainText(DEMO_TASK)
     window.panel.start.click()
 
@@ -41,6 +40,7 @@ def run_window(demo: bool = False) -> int:
         if demo:
             await start_demo(window)
         else:
+            await window.choose_models()
             window.say("No phone yet. Plug one in with USB debugging on, or run `relay-desktop --demo` to try the "
                        "built-in virtual phone.")
         await closed.wait()

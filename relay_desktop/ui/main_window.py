@@ -9,6 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QCheckBox,
+    QHBoxLayout,
     QLabel,
     QMainWindow,
     QMessageBox,
@@ -19,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from relay_desktop.agent import AgentSettings, EventBus, Handlers
+from relay_desktop.agent import EventBus, Handlers
 from relay_desktop.agent.events import (
     ActionStarted,
     Event,
@@ -30,6 +31,8 @@ from relay_desktop.agent.events import (
     ScreenCaptured,
     StepStarted,
 )
+from relay_desktop.app_settings import AppSettings
+from relay_desktop.llm.keys import KeyStore
 from relay_desktop.runs import RunRecorder, RunStore
 from relay_desktop.ui.history import HistoryPanel
 from relay_desktop.ui.inspector import InspectorPanel
@@ -37,6 +40,7 @@ from relay_desktop.ui.log_view import LogView
 from relay_desktop.ui.mirror_view import MirrorView
 from relay_desktop.ui.screen_sink import ScreenSink
 from relay_desktop.ui.session import Session
+from relay_desktop.ui.settings_dialog import SettingsDialog
 from relay_desktop.ui.task_panel import TaskPanel
 
 __all__ = ["MainWindow"]
@@ -51,13 +55,20 @@ class MainWindow(QMainWindow):
         self.mirror_view = MirrorView(self.sink, self)
         self.panel = TaskPanel(self)
         self.log_view = LogView(self)
+        self.settings_button = QPushButton("Se&ttings…", self)
+        self.settings_button.setAccessibleName("Open the settings")
+        self.settings_button.clicked.connect(self.open_settings)
         self.boxes_toggle = QCheckBox("Show element &boxes", self)
         self.boxes_toggle.setChecked(True)
         self.boxes_toggle.toggled.connect(self._toggle_boxes)
         run_tab = QWidget(self)
         layout = QVBoxLayout(run_tab)
         layout.addWidget(self.panel)
-        layout.addWidget(self.boxes_toggle)
+        toggles = QHBoxLayout()
+        toggles.addWidget(self.boxes_toggle)
+        toggles.addStretch(1)
+        toggles.addWidget(self.settings_button)
+        layout.addLayout(toggles)
         layout.addWidget(QLabel("Log", run_tab))
         layout.addWidget(self.log_view, 1)
         self.inspector = InspectorPanel(self)
@@ -98,8 +109,10 @@ class MainWindow(QMainWindow):
             self.statusBar().addPermanentWidget(label)
         self.session = Session(self.bus, self.sink, self.say)
         self.session.on_connected = self.status_device.setText
+        self.keys = KeyStore()
+        self.app_settings = AppSettings.load()
         self.models: Any = None
-        self.settings = AgentSettings()
+        self.settings = self.app_settings.agent_settings()
         self.bus.subscribe(self._on_event)
         self.panel.start_requested.connect(self._start)
         self.panel.pause_requested.connect(lambda: self.session.agent and self.session.agent.control.pause())
@@ -185,6 +198,36 @@ class MainWindow(QMainWindow):
 
         action = {"down": MotionAction.DOWN, "move": MotionAction.MOVE, "up": MotionAction.UP}[kind]
         self._control(lambda m, screen: m.touch(action, x, y, screen))
+
+    # ------------------------------------------------------------ settings
+
+    def open_settings(self) -> SettingsDialog:
+        dialog = SettingsDialog(self.app_settings, self.keys, self)
+        dialog.accepted.connect(lambda: self._apply_settings(dialog.saved))
+        dialog.open()  # not exec(): runs and the mirror go on while it is open
+        return dialog
+
+    def _apply_settings(self, saved: AppSettings | None) -> None:
+        if saved is None:
+            return
+        self.app_settings = saved
+        self.settings = saved.agent_settings()
+        self._spawn(self.choose_models())
+        self.say("Settings saved.")
+
+    async def choose_models(self) -> None:
+        """The router for the saved models when their provider has a key; else the rule-based planner."""
+        from relay_desktop.llm.router import ModelRouter
+
+        llm = self.app_settings.llm
+        first = llm.chain("fast")[0] if llm.chain("fast") else None
+        provider = llm.providers.get(first.provider) if first else None
+        has_key = provider is not None and (not provider.needs_key or bool(await self.keys.akeys(provider.name)))
+        if self.models is not None:
+            await self.models.aclose()
+        self.models = ModelRouter(llm, self.keys) if has_key else None
+        self.say(f"Models: {first}" if has_key else
+                 "No API key for the fast model: the rule-based planner drives runs (add a key in Settings).")
 
     # ------------------------------------------------------------ runs
 

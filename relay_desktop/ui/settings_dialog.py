@@ -1,0 +1,209 @@
+"""Settings: API keys in the OS keyring (with a Test button per provider), models per role, agent options.
+
+Keys go to the keyring and nowhere else. Without a usable keyring the window says so and offers the two
+other places a key may live: environment variables, or this session only — never a plain file. Everything
+else is saved through `AppSettings`. Nothing here blocks the loop: keyring and network calls are awaited.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from relay_desktop.app_settings import AppSettings
+from relay_desktop.llm.check import check_provider
+from relay_desktop.llm.config import ROLES, LLMSettings, ModelRef, builtin_provider
+from relay_desktop.llm.keys import ENV_VARS, KeyStore
+
+__all__ = ["PROVIDERS", "SettingsDialog"]
+
+PROVIDERS = ("anthropic", "openai", "gemini")
+
+
+class SettingsDialog(QDialog):
+    def __init__(self, settings: AppSettings, keys: KeyStore, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Settings")
+        self.settings = settings
+        self.keys = keys
+        self.saved: AppSettings | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self.keyring_status = QLabel("Checking the keyring…", self)
+        self.keyring_status.setWordWrap(True)
+        self.key_fields: dict[str, QLineEdit] = {}
+        self.results: dict[str, QLabel] = {}
+        self.session_only = QCheckBox("Keep keys for this session only (not saved anywhere)", self)
+        keys_box = QGroupBox("API keys", self)
+        grid = QGridLayout(keys_box)
+        grid.addWidget(self.keyring_status, 0, 0, 1, 4)
+        for row, name in enumerate(PROVIDERS, start=1):
+            field = QLineEdit(self)
+            field.setEchoMode(QLineEdit.EchoMode.Password)
+            field.setPlaceholderText(f"{name} key (leave empty to keep the saved one)")
+            field.setAccessibleName(f"{name} API key")
+            test = QPushButton("Test", self)
+            test.setAccessibleName(f"Test {name}")
+            test.clicked.connect(lambda _=False, n=name: self._spawn(self.test(n)))
+            result = QLabel("", self)
+            result.setWordWrap(True)
+            label = QLabel(f"&{name.capitalize()}", self)
+            label.setBuddy(field)
+            grid.addWidget(label, row, 0)
+            grid.addWidget(field, row, 1)
+            grid.addWidget(test, row, 2)
+            grid.addWidget(result, row, 3)
+            self.key_fields[name], self.results[name] = field, result
+        grid.addWidget(self.session_only, len(PROVIDERS) + 1, 0, 1, 4)
+        models_box = QGroupBox("Models (provider/model; the first line is tried first)", self)
+        form = QFormLayout(models_box)
+        self.role_fields: dict[str, QLineEdit] = {}
+        for role in ROLES:
+            field = QLineEdit(", ".join(str(ref) for ref in settings.llm.chain(role)), self)
+            field.setAccessibleName(f"{role} models")
+            form.addRow(f"{role.capitalize()}:", field)
+            self.role_fields[role] = field
+        self.base_url = QLineEdit(self)
+        self.base_url.setPlaceholderText("http://localhost:11434/v1 (Ollama, vLLM, LM Studio, OpenRouter)")
+        self.base_url.setAccessibleName("OpenAI-compatible server URL")
+        local = settings.llm.providers.get("local")
+        self.base_url.setText(local.base_url or "" if local else "")
+        form.addRow("Compatible server (as 'local'):", self.base_url)
+        agent_box = QGroupBox("Agent", self)
+        agent_form = QFormLayout(agent_box)
+        self.max_steps = QSpinBox(self)
+        self.max_steps.setRange(1, 500)
+        self.max_steps.setValue(settings.max_steps)
+        self.max_steps.setAccessibleName("Maximum steps")
+        self.screenshot_kb = QSpinBox(self)
+        self.screenshot_kb.setRange(20, 2000)
+        self.screenshot_kb.setSuffix(" kB")
+        self.screenshot_kb.setValue(settings.screenshot_max_kb)
+        self.screenshot_kb.setAccessibleName("Screenshot size budget")
+        self.screenshots = QCheckBox("Send screenshots (not only the element list)", self)
+        self.screenshots.setChecked(settings.screenshots)
+        self.speak = QCheckBox("Speak progress aloud", self)
+        self.speak.setChecked(settings.speak_progress)
+        agent_form.addRow("Maximum steps:", self.max_steps)
+        agent_form.addRow("Screenshot budget:", self.screenshot_kb)
+        agent_form.addRow(self.screenshots)
+        agent_form.addRow(self.speak)
+        agent_form.addRow(QLabel("Sending, paying, deleting and installing always ask you first.", self))
+        self.error = QLabel("", self)
+        self.error.setStyleSheet("color: #c62828")
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel, self)
+        buttons.accepted.connect(lambda: self._spawn(self.save()))
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        for widget in (keys_box, models_box, agent_box):
+            layout.addWidget(widget)
+        bottom = QHBoxLayout()
+        bottom.addWidget(self.error, 1)
+        bottom.addWidget(buttons)
+        layout.addLayout(bottom)
+        self._spawn(self.show_keyring_status())
+
+    def _spawn(self, coroutine: Any) -> None:
+        task = asyncio.ensure_future(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def show_keyring_status(self) -> None:
+        status = await self.keys.astatus()
+        if status.available:
+            self.keyring_status.setText(f"Keys are stored in your system's keyring. {status.message}".strip())
+        else:
+            env = ", ".join(sorted({v for names in ENV_VARS.values() for v in names}))
+            self.keyring_status.setText(f"{status.message} Keys can come from environment variables ({env}) or "
+                                        "be kept for this session only; they are never written to a file.")
+            self.session_only.setChecked(True)
+            self.session_only.setEnabled(False)
+
+    def _typed(self, name: str) -> list[str]:
+        return [line for line in self.key_fields[name].text().split() if line]
+
+    async def _store_typed_keys(self) -> None:
+        for name in PROVIDERS:
+            typed = self._typed(name)
+            if not typed:
+                continue
+            if self.session_only.isChecked():
+                self.keys.set_session_keys(name, typed)
+            else:
+                await self.keys.asave(name, typed)
+            self.key_fields[name].clear()
+
+    async def test(self, name: str) -> None:
+        """Save nothing; try the typed key (or the stored ones) with a one-word request and say what happened."""
+        self.results[name].setText("Testing…")
+        typed = self._typed(name)
+        store = self.keys
+        if typed:
+            store = KeyStore(backend=self.keys.backend, environ={})
+            store.set_session_keys(name, typed)
+        model = self._first_model(name)
+        provider = self.settings.llm.providers.get(name) or builtin_provider(name)
+        results = await check_provider(provider, model, store, timeout=20)
+        self.results[name].setText("; ".join(f"{r.status}: {r.message}" for r in results))
+
+    def _first_model(self, provider: str) -> str | None:
+        for field in self.role_fields.values():
+            for part in field.text().split(","):
+                if part.strip().startswith(provider + "/"):
+                    return part.strip().split("/", 1)[1]
+        return None
+
+    def build(self) -> AppSettings:
+        """The settings as typed (raises ValueError with a plain message for bad input)."""
+        providers = {}
+        roles: dict[str, tuple[ModelRef, ...]] = {}
+        base_url = self.base_url.text().strip()
+        for role, field in self.role_fields.items():
+            refs = tuple(ModelRef.parse(part.strip()) for part in field.text().split(",") if part.strip())
+            if not refs:
+                raise ValueError(f"give at least one model for the {role} role, as provider/model")
+            for ref in refs:
+                if ref.provider not in providers:
+                    known = self.settings.llm.providers.get(ref.provider)
+                    if ref.provider == "local":
+                        if not base_url:
+                            raise ValueError("the 'local' provider needs the compatible server's URL")
+                        providers[ref.provider] = builtin_provider("local", base_url)
+                    else:
+                        providers[ref.provider] = known or builtin_provider(ref.provider)
+            roles[role] = refs
+        llm = LLMSettings(providers, roles)  # type: ignore[arg-type]
+        return AppSettings(llm=llm, max_steps=self.max_steps.value(), screenshot_max_kb=self.screenshot_kb.value(),
+                           screenshots=self.screenshots.isChecked(), shell_allowed=self.settings.shell_allowed,
+                           speak_progress=self.speak.isChecked())
+
+    async def save(self) -> AppSettings | None:
+        try:
+            settings = self.build()
+        except ValueError as exc:
+            self.error.setText(str(exc))
+            return None
+        try:
+            await self._store_typed_keys()
+        except Exception as exc:  # a keyring refusal: say so, keep the dialog open
+            self.error.setText(f"The keyring did not take the key: {exc}")
+            return None
+        await asyncio.to_thread(settings.save)
+        self.saved = settings
+        self.accept()
+        return settings

@@ -1,0 +1,116 @@
+"""Settings in the window: keys into a real Secret Service and never into a file, Test per provider, the rest saved."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+
+import keyring
+import pytest
+import qasync
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
+
+from relay_desktop.app_settings import AppSettings
+from relay_desktop.llm.config import LLMSettings
+from relay_desktop.llm.keys import KeyStore
+from relay_desktop.ui.settings_dialog import SettingsDialog
+from tests.fake_llm import FakeLLMServer, Reply
+from tests.llm_fixtures import provider_settings
+
+KEY = "sk-test-SETTINGS-0123456789abcdef"
+
+
+@pytest.fixture
+def qt_loop(qapp: QApplication) -> Iterator[qasync.QEventLoop]:
+    try:
+        previous: asyncio.AbstractEventLoop | None = asyncio.get_event_loop_policy().get_event_loop()
+    except RuntimeError:
+        previous = None
+    loop = qasync.QEventLoop(qapp)
+    asyncio.set_event_loop(loop)
+    try:
+        yield loop
+        loop.run_until_complete(loop.shutdown_default_executor())
+    finally:
+        loop.close()
+        asyncio.set_event_loop(previous)
+
+
+def test_a_key_goes_to_the_keyring_and_nowhere_else(qtbot: QtBot, qt_loop: qasync.QEventLoop, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch,
+                                                     secret_service: keyring.backends.SecretService.Keyring) -> None:
+    monkeypatch.setenv("RELAY_DESKTOP_HOME", str(tmp_path))
+    keys = KeyStore(backend=secret_service, environ={})
+    dialog = SettingsDialog(AppSettings(), keys)
+    qtbot.addWidget(dialog)
+
+    async def scenario() -> None:
+        await dialog.show_keyring_status()
+        assert "system's keyring" in dialog.keyring_status.text()
+        dialog.key_fields["openai"].setText(KEY)
+        dialog.role_fields["fast"].setText("openai/gpt-4.1-mini")
+        dialog.max_steps.setValue(33)
+        saved = await dialog.save()
+        assert saved is not None and saved.max_steps == 33
+
+    qt_loop.run_until_complete(asyncio.wait_for(scenario(), 30))
+    assert [k.reveal() for k in KeyStore(backend=secret_service, environ={}).keys("openai")] == [KEY]
+    assert AppSettings.load().max_steps == 33
+    for path in tmp_path.rglob("*"):
+        if path.is_file():
+            assert KEY.encode() not in path.read_bytes(), path
+    assert dialog.key_fields["openai"].text() == ""                 # not left on screen either
+
+
+def test_without_a_keyring_keys_stay_in_this_session(qtbot: QtBot, qt_loop: qasync.QEventLoop, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RELAY_DESKTOP_HOME", str(tmp_path))
+    keys = KeyStore(backend=keyring.backends.fail.Keyring(), environ={})
+    dialog = SettingsDialog(AppSettings(), keys)
+    qtbot.addWidget(dialog)
+
+    async def scenario() -> None:
+        await dialog.show_keyring_status()
+        assert "environment variables" in dialog.keyring_status.text()
+        assert dialog.session_only.isChecked() and not dialog.session_only.isEnabled()
+        dialog.key_fields["anthropic"].setText(KEY)
+        assert await dialog.save() is not None
+
+    qt_loop.run_until_complete(asyncio.wait_for(scenario(), 30))
+    assert [k.reveal() for k in keys.keys("anthropic")] == [KEY]
+    assert all(KEY.encode() not in p.read_bytes() for p in tmp_path.rglob("*") if p.is_file())
+
+
+def test_the_test_button_says_plainly_what_happened(qtbot: QtBot, qt_loop: qasync.QEventLoop, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch, fake_llm: FakeLLMServer) -> None:
+    monkeypatch.setenv("RELAY_DESKTOP_HOME", str(tmp_path))
+    fake_llm.valid_keys = {KEY}
+    fake_llm.default = Reply.text("ok")
+    llm = LLMSettings.for_providers("openai").with_provider(provider_settings(fake_llm, "openai"))
+    dialog = SettingsDialog(AppSettings(llm=llm), KeyStore(backend=keyring.backends.fail.Keyring(), environ={}))
+    qtbot.addWidget(dialog)
+
+    async def scenario() -> None:
+        dialog.key_fields["openai"].setText("sk-wrong-key-000000000000")
+        await dialog.test("openai")
+        assert dialog.results["openai"].text().startswith("invalid key")
+        dialog.key_fields["openai"].setText(KEY)
+        await dialog.test("openai")
+        assert dialog.results["openai"].text().startswith("ok")
+
+    qt_loop.run_until_complete(asyncio.wait_for(scenario(), 30))
+
+
+def test_bad_model_text_is_refused_in_words(qtbot: QtBot, qt_loop: qasync.QEventLoop, tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RELAY_DESKTOP_HOME", str(tmp_path))
+    dialog = SettingsDialog(AppSettings(), KeyStore(backend=keyring.backends.fail.Keyring(), environ={}))
+    qtbot.addWidget(dialog)
+    dialog.role_fields["planning"].setText("just-a-model-name")
+    assert qt_loop.run_until_complete(dialog.save()) is None
+    assert "must be written provider/model" in dialog.error.text()
+    dialog.role_fields["planning"].setText("local/qwen2.5")
+    assert qt_loop.run_until_complete(dialog.save()) is None
+    assert "needs the compatible server's URL" in dialog.error.text()
