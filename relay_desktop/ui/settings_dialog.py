@@ -34,12 +34,14 @@ from relay_desktop.llm.keys import ENV_VARS, KeyStore
 __all__ = ["PROVIDERS", "SettingsDialog"]
 
 PROVIDERS = ("anthropic", "openai", "gemini")
+_NAMES = {"anthropic": "Anthropic", "openai": "OpenAI", "gemini": "Gemini"}
 
 
 class SettingsDialog(QDialog):
     def __init__(self, settings: AppSettings, keys: KeyStore, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Settings")
+        self.setMinimumWidth(720)
         self.settings = settings
         self.keys = keys
         self.saved: AppSettings | None = None
@@ -50,8 +52,10 @@ class SettingsDialog(QDialog):
         self.results: dict[str, QLabel] = {}
         self.session_only = QCheckBox("Keep keys for this session only (not saved anywhere)", self)
         keys_box = QGroupBox("API keys", self)
-        grid = QGridLayout(keys_box)
-        grid.addWidget(self.keyring_status, 0, 0, 1, 4)
+        box_layout = QVBoxLayout(keys_box)
+        box_layout.addWidget(self.keyring_status)   # outside the grid: a wrapped label there gets clipped
+        grid = QGridLayout()
+        box_layout.addLayout(grid)
         for row, name in enumerate(PROVIDERS, start=1):
             field = QLineEdit(self)
             field.setEchoMode(QLineEdit.EchoMode.Password)
@@ -62,7 +66,7 @@ class SettingsDialog(QDialog):
             test.clicked.connect(lambda _=False, n=name: self._spawn(self.test(n)))
             result = QLabel("", self)
             result.setWordWrap(True)
-            label = QLabel(f"&{name.capitalize()}", self)
+            label = QLabel(f"&{_NAMES[name]}", self)
             label.setBuddy(field)
             grid.addWidget(label, row, 0)
             grid.addWidget(field, row, 1)
@@ -129,8 +133,8 @@ class SettingsDialog(QDialog):
             self.keyring_status.setText(f"Keys are stored in your system's keyring. {status.message}".strip())
         else:
             env = ", ".join(sorted({v for names in ENV_VARS.values() for v in names}))
-            self.keyring_status.setText(f"{status.message} Keys can come from environment variables ({env}) or "
-                                        "be kept for this session only; they are never written to a file.")
+            self.keyring_status.setText(f"{status.message} Environment variables: {env}. Keys typed here stay in "
+                                        "this session only; they are never written to a file.")
             self.session_only.setChecked(True)
             self.session_only.setEnabled(False)
 
