@@ -167,8 +167,6 @@ def test_parse_plan_drops_null_empty_and_foreign_params() -> None:
     assert plan.steps == (Step("back", {}), Step("tap", {"element": "e3"}), Step("scroll", {"direction": "down"}))
 
 
-@pytest.mark.xfail(reason="an empty text is dropped as 'not given', so a clear-only type step (which the executor "
-                          "supports) fails with \"'text' is a required property\"", strict=True)
 def test_type_with_empty_text_and_clear_is_a_clear_only_step() -> None:
     plan = parse_plan(_plan({"action": "type", "element": "e3", "text": "", "clear": True}))
     assert plan.steps == (Step("type", {"element": "e3", "text": "", "clear": True}),)

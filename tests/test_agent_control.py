@@ -79,8 +79,6 @@ async def test_stop_cancels_a_long_await_and_returns_after_the_task_finished() -
         await control.checkpoint()
 
 
-@pytest.mark.xfail(reason="a second stop() returns at once, before the run has finished (control.py: the early "
-                          "return when _stop_requested is already set)", strict=True)
 async def test_a_second_stop_also_returns_only_after_the_task_finished() -> None:
     control = RunControl()
     started = asyncio.Event()

@@ -106,8 +106,6 @@ async def test_type_clears_the_field_types_and_submits(rig: Rig) -> None:
     assert url is not None and search_query(url) == "lighthouse"
 
 
-@pytest.mark.xfail(reason="clear is skipped when no element is given: Executor._type reads the current text from "
-                          "resolved.target only, not from the focused field", strict=True)
 async def test_type_with_clear_into_the_focused_field(rig: Rig) -> None:
     rig.phone.launch(CHROME)
     rig.phone.current_activity().state["ntp_query"] = "stale words"

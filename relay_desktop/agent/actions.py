@@ -141,7 +141,7 @@ class Step:
         return ACTIONS.get(self.action) or OPTIONAL_ACTIONS[self.action]
 
     def describe(self) -> str:
-        """One line for logs and history: ``tap e12``, ``type e3 "milk"``, ``launch_app "Clock"``."""
+        """One line for logs and history: ``tap e12``, ``type e3 "milk"``, ``launch_app Clock``."""
         p = self.params
         parts = [self.action]
         if self.element:
@@ -195,9 +195,11 @@ def _check_step(raw: Any, index: int, specs: dict[str, ActionSpec]) -> Step:
         known = ", ".join(specs)
         hint = " (the shell is turned off)" if name in OPTIONAL_ACTIONS else ""
         raise StepError(f"step {index + 1}: unknown action {name!r}{hint}; use one of {known}")
-    # Models often add empty or null parameters another action would use; they mean "not given".
-    params = {k: v for k, v in raw.items() if k != "action" and v not in (None, "")}
     spec = specs[name]
+    # Models often add empty or null parameters another action would use; they mean "not given" — except an
+    # empty required value, which is meant (type text="" with clear=true empties a field).
+    params = {k: v for k, v in raw.items()
+              if k != "action" and v is not None and (v != "" or k in spec.required)}
     extra = sorted(set(params) - set(spec.params))
     for key in extra:
         del params[key]

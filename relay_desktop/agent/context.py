@@ -29,11 +29,13 @@ class DeviceContextCache:
         self._static: DeviceContext | None = None
         self._apps: tuple[float, list[AppInfo]] | None = None
         self._apps_lock = asyncio.Lock()
+        self._static_lock = asyncio.Lock()
 
     async def static(self) -> DeviceContext:
-        if self._static is None:
-            self._static = await self.phone.device_context()
-        return self._static
+        async with self._static_lock:  # concurrent first callers share one read
+            if self._static is None:
+                self._static = await self.phone.device_context()
+            return self._static
 
     async def current(self) -> DeviceContext:
         """The static context with this moment's app in front and keyboard state."""

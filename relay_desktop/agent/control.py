@@ -64,16 +64,19 @@ class RunControl:
         return messages
 
     async def stop(self, timeout: float = 5.0) -> None:
-        """Cancel the run and wait until it has finished (its last events emitted)."""
-        if self._stop_requested or self._task is None:
-            self._stop_requested = True
-            return
+        """Cancel the run and wait until it has finished (its last events emitted). A second caller (Stop, then
+        Ctrl+C or closing the window) also waits for the end instead of returning early."""
+        first = not self._stop_requested
         self._stop_requested = True
-        self._set("stopping", "stopped by the user")
-        self._resume.set()
         task = self._task
-        if task is not asyncio.current_task():
-            task.cancel()
+        if task is None:
+            return
+        if first:
+            self._set("stopping", "stopped by the user")
+            self._resume.set()
+            if task is not asyncio.current_task():
+                task.cancel()
+        if task is not asyncio.current_task() and not task.done():
             await asyncio.wait({task}, timeout=timeout)
 
     async def checkpoint(self) -> None:

@@ -16,7 +16,7 @@ from relay_desktop.agent.control import RunControl, RunStopped
 from relay_desktop.agent.observation import Observation
 from relay_desktop.agent.ports import Phone
 from relay_desktop.device.errors import AppNotFoundError, CommandFailedError, UnsupportedTextError
-from relay_desktop.perception import Bounds
+from relay_desktop.perception import Bounds, focused_field
 
 __all__ = ["Executor"]
 
@@ -52,7 +52,7 @@ class Executor:
                     await self._send(lambda: phone.long_press(x, y))
                 return f"{action.replace('_', ' ')} at ({x},{y})"
             if action == "type":
-                return await self._type(resolved)
+                return await self._type(resolved, observation)
             if action in ("swipe", "scroll"):
                 return await self._swipe(resolved, observation)
             if action == "press_key":
@@ -105,7 +105,7 @@ class Executor:
             output = output[:1500] + f"… ({len(result.output):,} characters in all)"
         return f"exit {result.exit_code}: {output or '(no output)'}"
 
-    async def _type(self, resolved: ResolvedStep) -> str:
+    async def _type(self, resolved: ResolvedStep, observation: Observation) -> str:
         step, phone = resolved.step, self.phone
         text = str(step.params["text"])
         done = []
@@ -113,7 +113,9 @@ class Executor:
             x, y = resolved.point
             await self._send(lambda: phone.tap(x, y))
             done.append("tapped the field")
-        current = resolved.target.value if resolved.target is not None else ""
+        # Without an element the text goes to the focused field: its current text is what "clear" removes.
+        field = resolved.target or focused_field(observation.element_map)
+        current = field.value if field is not None else ""
         if step.params.get("clear") and current:
             # End, then one Delete per character: works on every Android, unlike select-all shortcuts.
             await self._send(lambda: phone.press_keys("MOVE_END", *["DEL"] * (len(current) + 2)))
