@@ -67,6 +67,9 @@ class ScreenSink(QObject):
         shown = self._converter.to_bgra(frame)
         self._shown = shown
         self.painted += 1
-        # A deep copy: the QImage must not outlive PyAV's buffer, which the next conversion reuses.
-        image = QImage(bytes(shown.pixels), shown.width, shown.height, shown.stride, QImage.Format.Format_RGB32)
-        return image.copy()
+        # The QImage only points at the pixels (PySide6 does not keep the buffer alive), so ``pixels`` must live
+        # until the deep copy is made; the copy then owns its memory for as long as the view keeps it.
+        pixels = bytes(shown.pixels)
+        image = QImage(pixels, shown.width, shown.height, shown.stride, QImage.Format.Format_RGB32).copy()
+        del pixels
+        return image
