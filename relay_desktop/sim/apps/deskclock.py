@@ -1,8 +1,9 @@
-"""Clock (Google Clock): alarms with a keyboard-mode time picker, the local time, timer and stopwatch.
+"""Clock (Google Clock): alarms with a keyboard-mode time picker and labels, the local time, timer and stopwatch.
 
-Alarms live in :attr:`Clock.alarms` (task checkers read them), kept sorted by time. The Alarm tab is fully
-interactive; Clock shows the phone's own time; Timer and Stopwatch are display-only, since no task needs
-time to pass on the virtual phone.
+Alarms live in :attr:`Clock.alarms` (task checkers read them), kept sorted by time, and started timers in
+:attr:`Clock.timers`. The Alarm tab is fully interactive; Clock shows the phone's own time; the Timer tab
+sets and starts timers (see deskclock_timer.py); Stopwatch is display-only, since no task needs time to pass
+on the virtual phone.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from relay_desktop.sim.app import Activity, App
 from relay_desktop.sim.apps.contacts import dialog
+from relay_desktop.sim.apps.deskclock_timer import Timer, timer_tab
 from relay_desktop.sim.ui import ERROR, ON_SURFACE_VARIANT, SURFACE_CONTAINER
 from relay_desktop.sim.views import Color, View
 
@@ -87,11 +89,13 @@ class Clock(App):
     version_name = "7.8 (629155574)"
     version_code = 629155574
     screens = {MAIN: "main"}
-    dialogs = {"time": "time_dialog"}
+    dialogs = {"time": "time_dialog", "label": "label_dialog"}
 
     def reset(self) -> None:
         self.alarms: list[Alarm] = [Alarm(i + 1, *row) for i, row in enumerate(SEED)]
         self.next_id = len(self.alarms) + 1
+        self.timers: list[Timer] = []
+        self.next_timer_id = 1
 
     # ------------------------------------------------------------ data
 
@@ -132,7 +136,7 @@ class Clock(App):
         elif tab == "Clock":
             body = self._clock_tab()
         elif tab == "Timer":
-            body = self._static_tab("timer", "00h 00m 00s", "Set a timer", "timer_setup")
+            body = timer_tab(self, activity)
         else:
             body = self._static_tab("stopwatch_time_text", "00:00.00", "", "stopwatch")
         return ui.screen(bar, body, bottom=nav, fab=fab, id="desk_clock_pager")
@@ -166,7 +170,13 @@ class Clock(App):
         switch.style.accent = ACCENT
         top = ui.row([time, switch], gap=8)
         when = days_text(alarm.days) or until_day(self.phone.now(), alarm)
-        texts = [ui.text(alarm.label, size=16, weight=500, id="label", max_lines=1)] if alarm.label else []
+        # The label opens the label dialog; an alarm without one offers "Add label" in its place.
+        def edit_label() -> None:
+            self._open_label(activity, alarm)
+
+        texts = [ui.text(alarm.label, size=16, weight=500, id="label", max_lines=1, on_click=edit_label)
+                 if alarm.label else ui.text("Add label", size=16, color=ON_SURFACE_VARIANT, id="edit_label",
+                                             max_lines=1, on_click=edit_label)]
         texts.append(ui.text(when, size=14, color=ON_SURFACE_VARIANT, id="days_of_week", max_lines=1))
         info = View(cls="android.widget.LinearLayout", children=texts, weight=1, justify="center", gap=ui.dp(2))
         delete = ui.icon_button("delete", f"Delete {alarm.time} alarm", lambda: self._delete(alarm), id="delete")
@@ -298,6 +308,37 @@ class Clock(App):
         self.phone.focus_key = None
         self.dismiss_dialog(activity)
         self.toast(until_text(self.phone.now(), alarm.hour, alarm.minute))
+
+
+    # ------------------------------------------------------------ the label dialog
+
+    def _open_label(self, activity: Activity, alarm: Alarm) -> None:
+        activity.state.update(label_id=alarm.id, label_draft=alarm.label)
+        self.phone.focus_key = "label_input"
+        self.phone.keyboard_shown = True
+        self.show_dialog(activity, "label")
+
+    def label_dialog(self, activity: Activity) -> View:
+        ui = self.ui
+        field = ui.edit_text("label_input", activity.state.get("label_draft", ""), hint="Label",
+                             on_change=self.field_setter(activity, "label_draft"),
+                             on_submit=lambda: self._save_label(activity))
+        field.style.accent = ACCENT
+        root = dialog(ui, "Label", "", [("Cancel", lambda: self._cancel(activity)),
+                                        ("OK", lambda: self._save_label(activity))])
+        panel = root.children[0]
+        panel.children[1:1] = [field]
+        if self.phone.keyboard_shown:  # dialogs move up above the keyboard (adjustResize)
+            root.anchor, root.margin = "top", ui.dp(72)
+        return root
+
+    def _save_label(self, activity: Activity) -> None:
+        alarm = self.get(activity.state.get("label_id"))
+        if alarm is not None:
+            alarm.label = " ".join(str(activity.state.get("label_draft", "")).split())
+        self.phone.keyboard_shown = False
+        self.phone.focus_key = None
+        self.dismiss_dialog(activity)
 
 
 def until_day(now: datetime, alarm: Alarm) -> str:

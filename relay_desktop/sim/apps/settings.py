@@ -1,7 +1,8 @@
-"""Settings: Wi-Fi, Bluetooth, airplane mode, display brightness and dark theme, about phone.
+"""Settings: Wi-Fi, Bluetooth, airplane mode, display brightness, dark theme and screen timeout, about phone.
 
 Values live in the phone's settings store (the same keys ``settings get`` reads on a real phone:
-global wifi_on / bluetooth_on / airplane_mode_on, system screen_brightness, secure ui_night_mode).
+global wifi_on / bluetooth_on / airplane_mode_on, system screen_brightness / screen_off_timeout,
+secure ui_night_mode).
 """
 
 from __future__ import annotations
@@ -9,10 +10,19 @@ from __future__ import annotations
 from typing import Any
 
 from relay_desktop.sim.app import Activity, App
-from relay_desktop.sim.ui import ON_SURFACE_VARIANT
-from relay_desktop.sim.views import View
+from relay_desktop.sim.ui import ON_SURFACE_VARIANT, PRIMARY
+from relay_desktop.sim.views import Style, View
 
 HOME_NETWORK = "Relay-Home"
+# The choices of AOSP's screen timeout page: (milliseconds, label).
+TIMEOUTS: tuple[tuple[int, str], ...] = (
+    (15_000, "15 seconds"), (30_000, "30 seconds"), (60_000, "1 minute"), (120_000, "2 minutes"),
+    (300_000, "5 minutes"), (600_000, "10 minutes"), (1_800_000, "30 minutes"),
+)
+
+
+def timeout_label(millis: str) -> str:
+    return next((label for ms, label in TIMEOUTS if str(ms) == millis), f"{int(millis or 0) // 1000} seconds")
 
 
 class Settings(App):
@@ -28,6 +38,7 @@ class Settings(App):
         ".DisplaySettingsActivity": "display",
         ".DeviceInfoActivity": "about",
         ".DeviceNameActivity": "device_name",
+        ".ScreenTimeoutActivity": "screen_timeout",
     }
     _INTENTS = {
         "android.settings.SETTINGS": ".Settings",
@@ -132,10 +143,29 @@ class Settings(App):
             ui.text("Brightness level", size=16, id="brightness_title", padding=ui.pad(16, 16, 16, 0)),
             ui.seekbar(brightness, 255, self.set_brightness, id="brightness_seekbar", desc="Brightness level"),
             ui.switch_row("Dark theme", self.phone.dark_theme, self.toggle_dark, id="dark_theme", icon="dark_mode"),
-            ui.list_item("Screen timeout", "After 1 minute of inactivity", id="screen_timeout",
-                         leading=ui.icon("clock"), on_click=lambda: None),
+            ui.list_item("Screen timeout", f"After {timeout_label(self.phone.setting('system', 'screen_off_timeout'))}"
+                         " of inactivity", id="screen_timeout", leading=ui.icon("clock"),
+                         on_click=lambda: self.open(".ScreenTimeoutActivity")),
         ]
         return self._page("Display", rows, key="display_list")
+
+    def screen_timeout(self, activity: Activity) -> View:
+        """A page of radio rows, as in Android 12+: a tap selects at once, there is no OK button."""
+        ui = self.ui
+        current = self.phone.setting("system", "screen_off_timeout")
+        rows = [ui.text("Screen turns off after this much inactivity", size=14, color=ON_SURFACE_VARIANT,
+                        padding=ui.pad(16, 8, 16, 8))]
+        for millis, label in TIMEOUTS:
+            checked = current == str(millis)
+            radio = View(cls="android.widget.RadioButton", id="radio", checkable=True, checked=checked,
+                         width=ui.dp(24), height=ui.dp(24), align="center",
+                         style=Style(kind="radio", accent=PRIMARY))
+            row = ui.list_item(label, leading=radio, key=f"timeout:{millis}", id="selector_item",
+                               on_click=lambda ms=millis: self.phone.put_setting("system", "screen_off_timeout",
+                                                                                 str(ms)))
+            row.checkable, row.checked = True, checked
+            rows.append(row)
+        return self._page("Screen timeout", rows, key="timeout_list")
 
     def about(self, activity: Activity) -> View:
         ui = self.ui
