@@ -50,11 +50,15 @@ class KeepNotes(App):
     version_name = "5.24.462.03.90"
     version_code = 224620390
     screens = {BROWSE: "browse", EDITOR: "editor"}
-    dialogs = {"delete": "delete_dialog"}
+    dialogs = {"delete": "delete_dialog", "rating": "rating_dialog"}
 
     def reset(self) -> None:
         self.notes: list[Note] = [Note(i + 1, title, body) for i, (title, body) in enumerate(SEED)]
         self.next_id = len(self.notes) + 1
+        # Set by a task: the "Enjoying Keep Notes?" prompt that apps show once the user is engaged, here
+        # over the first note opened rather than at launch, so it interrupts a task midway.
+        self.rating_prompt = False
+        self.rating_answer = ""
 
     # ------------------------------------------------------------ data
 
@@ -142,6 +146,10 @@ class KeepNotes(App):
             note = self.get(activity.params.get("note_id"))
             state.update(note_id=note.id if note else None, title=note.title if note else "",
                          body=note.body if note else "", index=self.notes.index(note) if note else 0)
+            if self.rating_prompt and note is not None:
+                # An ordinary cancelable AlertDialog: BACK or a tap outside it dismisses it too.
+                self.rating_prompt = False
+                activity.dialog = "rating"
         delete = ui.icon_button("delete", "Delete", lambda: self.show_dialog(activity, "delete"), id="menu_delete")
         bar = ui.app_bar("", up=lambda: self._leave(activity), actions=[delete])
         title = self._field(TITLE_KEY, state["title"], "Title", 22, self._draft(activity, "title"))
@@ -195,6 +203,18 @@ class KeepNotes(App):
         if self.get(activity.state.get("note_id")) is None:
             self.toast("Empty note discarded")
         self.finish()
+
+    def rating_dialog(self, activity: Activity) -> View:
+        return dialog(self.ui, "Enjoying Keep Notes?", "Tell us what you think with a quick rating on "
+                      "Google Play. It only takes a moment.",
+                      [("Not now", lambda: self._answer_rating(activity, "not now")),
+                       ("Rate", lambda: self._answer_rating(activity, "rate"))])
+
+    def _answer_rating(self, activity: Activity, answer: str) -> None:
+        self.rating_answer = answer
+        self.dismiss_dialog(activity)
+        if answer == "rate":
+            self.toast("Thanks for your feedback!")
 
     def delete_dialog(self, activity: Activity) -> View:
         return dialog(self.ui, "Delete this note?", "The note will be permanently deleted.",

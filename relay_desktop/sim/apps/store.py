@@ -12,13 +12,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from relay_desktop.sim.app import Activity, App
-from relay_desktop.sim.ui import ON_SURFACE_VARIANT, OUTLINE_VARIANT, SURFACE
+from relay_desktop.sim.ui import ERROR, ON_SURFACE_VARIANT, OUTLINE_VARIANT, SURFACE
 from relay_desktop.sim.views import Color, Style, View
 
 PACKAGE = "com.relay.shop"
 MAIN = ".MainActivity"
 CART = ".CartActivity"
 CONFIRMATION = ".OrderConfirmationActivity"
+PROMO = ".PromoCodeActivity"
+PROMO_CODES = {"WELCOME10": 10}      # code -> percent off; WELCOME10 is the one the launch promo shows
 
 CORAL: Color = (244, 81, 30)          # brand colour: buttons, badge, launcher icon
 CORAL_CONTAINER: Color = (255, 224, 212)
@@ -63,6 +65,7 @@ class Order:
     number: str
     items: dict[int, int]          # product id -> quantity
     total_cents: int
+    promo: str = ""                # the promo code applied, if any
 
 
 def money(cents: int) -> str:
@@ -87,13 +90,14 @@ class Shop(App):
     system = False
     version_name = "5.12.0"
     version_code = 51200
-    screens = {MAIN: "catalogue", CART: "cart_screen", CONFIRMATION: "confirmation"}
+    screens = {MAIN: "catalogue", CART: "cart_screen", CONFIRMATION: "confirmation", PROMO: "promo_screen"}
     dialogs = {"promo": "promo_dialog"}
 
     def reset(self) -> None:
         self.products: list[Product] = [Product(i + 1, *row) for i, row in enumerate(CATALOGUE)]
         self.cart: dict[int, int] = {}
         self.orders: list[Order] = []
+        self.promo = ""                # the code applied to the cart
 
     # ------------------------------------------------------------ data
 
@@ -103,8 +107,14 @@ class Shop(App):
     def cart_count(self) -> int:
         return sum(self.cart.values())
 
-    def cart_total(self) -> int:
+    def cart_subtotal(self) -> int:
         return sum(self.get(pid).price_cents * qty for pid, qty in self.cart.items())
+
+    def discount(self) -> int:
+        return self.cart_subtotal() * PROMO_CODES.get(self.promo, 0) // 100
+
+    def cart_total(self) -> int:
+        return self.cart_subtotal() - self.discount()
 
     def add_to_cart(self, product: Product) -> None:
         self.cart[product.id] = self.cart.get(product.id, 0) + 1
@@ -117,9 +127,9 @@ class Shop(App):
     def checkout(self) -> None:
         if not self.cart:
             return
-        order = Order(f"SH-{10421 + len(self.orders)}", dict(self.cart), self.cart_total())
+        order = Order(f"SH-{10421 + len(self.orders)}", dict(self.cart), self.cart_total(), self.promo)
         self.orders.append(order)
-        self.cart = {}
+        self.cart, self.promo = {}, ""
         # The cart screen gives way to the confirmation, so BACK from there returns to the catalogue.
         self.finish()
         self.open(CONFIRMATION, order=order.number)
@@ -255,7 +265,7 @@ class Shop(App):
         checkout = self._button("Checkout", self.checkout, id="checkout")
         total_row = View(cls="android.widget.LinearLayout", orientation="h", children=[total_label, total])
         summary = View(cls="android.widget.LinearLayout", id="summary", gap=ui.dp(12), padding=ui.pad(16),
-                       children=[total_row, checkout], style=Style(bg=SURFACE))
+                       children=[self._promo_row(), total_row, checkout], style=Style(bg=SURFACE))
         root = ui.screen(bar, body, bottom=ui.column([ui.divider(), summary]), id="cart_view")
         return root
 
@@ -275,6 +285,48 @@ class Shop(App):
         return View(cls="androidx.cardview.widget.CardView", id="cart_item", key=f"item:{product.id}",
                     orientation="h", gap=ui.dp(12), padding=ui.pad(12), children=[self._photo(product, 72), details],
                     style=Style(kind="card", bg=CARD_BG, radius=ui.dp(16), border=CARD_BORDER))
+
+    def _promo_row(self) -> View:
+        ui = self.ui
+        if not self.promo:
+            link = ui.text("Add promo code", size=16, weight=500, color=CORAL, id="add_promo_code",
+                           on_click=lambda: self.open(PROMO, focus="promo_code_input"))
+            link.height = ui.dp(40)
+            return link
+        label = ui.text(f"Promo {self.promo} ({PROMO_CODES[self.promo]}% off)", size=16, color=ON_SURFACE_VARIANT,
+                        id="promo_applied")
+        label.weight = 1
+        return View(cls="android.widget.LinearLayout", orientation="h", children=[
+            label, ui.text(f"-{money(self.discount())}", size=16, weight=500, color=CORAL, id="discount")])
+
+    # ------------------------------------------------------------ promo code
+
+    def promo_screen(self, activity: Activity) -> View:
+        """The code field at the top, Apply pinned to the bottom, and (like many store apps) no resize for
+        the keyboard: while it is up it hides Apply, so BACK must put it away first."""
+        ui = self.ui
+        field = ui.edit_text("promo_code_input", activity.state.get("code", ""), hint="Promo code",
+                             on_change=self.field_setter(activity, "code"), on_submit=lambda: None)
+        field.style.accent = CORAL  # no submit action: the IME's Done key only puts the keyboard away
+        content: list[View] = [
+            ui.text("Enter a promo code to get a discount on this order.", size=14, color=ON_SURFACE_VARIANT),
+            field]
+        if activity.state.get("error"):
+            content.append(ui.text(activity.state["error"], size=14, color=ERROR, id="promo_error"))
+        body = ui.column(content, gap=16, padding=ui.pad(16, 16), weight=1)
+        apply = self._button("Apply", lambda: self._apply_promo(activity), id="apply_promo")
+        bottom = View(cls="android.widget.LinearLayout", children=[apply], padding=ui.pad(16, 12, 16, 24))
+        return ui.screen(self._bar("Promo code", up=True, actions=[]), body, bottom=bottom, id="promo_view")
+
+    def _apply_promo(self, activity: Activity) -> None:
+        code = "".join(str(activity.state.get("code", "")).split()).upper()
+        if code not in PROMO_CODES:
+            activity.state["error"] = "This code isn't valid" if code else "Enter a code"
+            self.phone.invalidate()
+            return
+        self.promo = code
+        self.finish()
+        self.toast("Promo code applied")
 
     # ------------------------------------------------------------ order confirmation
 
