@@ -5,13 +5,16 @@ from __future__ import annotations
 from relay_desktop.sim.tasks.base import CheckResult, Driver, OracleError, PhoneDriver, Task
 from relay_desktop.sim.tasks.clock_tasks import TASKS as _CLOCK
 from relay_desktop.sim.tasks.comms_tasks import TASKS as _COMMS
+from relay_desktop.sim.tasks.coverage_tasks import TASKS as _COVERAGE
+from relay_desktop.sim.tasks.more_recovery_tasks import TASKS as _MORE_RECOVERY
 from relay_desktop.sim.tasks.more_tasks import TASKS as _MORE
 from relay_desktop.sim.tasks.notes_tasks import TASKS as _NOTES
 from relay_desktop.sim.tasks.recovery_tasks import TASKS as _RECOVERY
 from relay_desktop.sim.tasks.settings_tasks import TASKS as _SETTINGS
 from relay_desktop.sim.tasks.shop_tasks import TASKS as _SHOP
 
-ALL_TASKS: list[Task] = [*_SETTINGS, *_COMMS, *_NOTES, *_CLOCK, *_SHOP, *_MORE, *_RECOVERY]
+ALL_TASKS: list[Task] = [*_SETTINGS, *_COMMS, *_NOTES, *_CLOCK, *_SHOP, *_MORE, *_RECOVERY, *_COVERAGE,
+                         *_MORE_RECOVERY]
 TASKS_BY_ID: dict[str, Task] = {task.id: task for task in ALL_TASKS}
 
 __all__ = ["ALL_TASKS", "TASKS_BY_ID", "CheckResult", "Driver", "OracleError", "PhoneDriver", "Task"]
