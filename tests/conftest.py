@@ -98,3 +98,35 @@ def fake_llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLMServer]:
         yield server
     if server.errors:
         pytest.fail("the fake LLM server failed internally:\n" + "\n".join(server.errors), pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def _qasync_loop(qapp):  # type: ignore[no-untyped-def]
+    """One asyncio loop on Qt's loop for every window test: creating and closing one per test left Qt timers
+    pointing at deleted objects, which crashed a later event-processing pass now and then."""
+    import qasync
+
+    loop = qasync.QEventLoop(qapp)
+    yield loop
+    loop.close()
+
+
+@pytest.fixture
+def qt_loop(_qasync_loop):  # type: ignore[no-untyped-def]
+    """asyncio on Qt's loop, as the app runs it; the test suite's own loop is current again afterwards, and
+    nothing the test started outlives it."""
+    import asyncio
+
+    try:
+        previous = asyncio.get_event_loop_policy().get_event_loop()
+    except RuntimeError:
+        previous = None
+    asyncio.set_event_loop(_qasync_loop)
+    try:
+        yield _qasync_loop
+        pending = [t for t in asyncio.all_tasks(_qasync_loop) if not t.done()]
+        for task in pending:
+            task.cancel()
+        _qasync_loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+    finally:
+        asyncio.set_event_loop(previous)

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from pathlib import Path
 
 import keyring
 import pytest
 import qasync
-from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from relay_desktop.app_settings import AppSettings
@@ -22,20 +20,6 @@ from tests.llm_fixtures import provider_settings
 KEY = "sk-test-SETTINGS-0123456789abcdef"
 
 
-@pytest.fixture
-def qt_loop(qapp: QApplication) -> Iterator[qasync.QEventLoop]:
-    try:
-        previous: asyncio.AbstractEventLoop | None = asyncio.get_event_loop_policy().get_event_loop()
-    except RuntimeError:
-        previous = None
-    loop = qasync.QEventLoop(qapp)
-    asyncio.set_event_loop(loop)
-    try:
-        yield loop
-        loop.run_until_complete(loop.shutdown_default_executor())
-    finally:
-        loop.close()
-        asyncio.set_event_loop(previous)
 
 
 def test_a_key_goes_to_the_keyring_and_nowhere_else(qtbot: QtBot, qt_loop: qasync.QEventLoop, tmp_path: Path,

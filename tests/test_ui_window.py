@@ -3,41 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import qasync
-from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from relay_desktop.agent.events import RunFinished
 from relay_desktop.ui.app import start_demo
 from relay_desktop.ui.main_window import MainWindow
 from tests.conftest import AdbTestServer
-
-
-@pytest.fixture
-def qt_loop(qapp: QApplication) -> Iterator[qasync.QEventLoop]:
-    """asyncio on Qt's loop, as the app runs it; the test suite's own loop is put back afterwards."""
-    try:
-        previous: asyncio.AbstractEventLoop | None = asyncio.get_event_loop_policy().get_event_loop()
-    except RuntimeError:
-        previous = None
-    loop = qasync.QEventLoop(qapp)
-    asyncio.set_event_loop(loop)
-    try:
-        yield loop
-        # Nothing may outlive the test: tasks still pending (the virtual phone's server) are cancelled and
-        # awaited, and the loop's worker threads are joined.
-        pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
-        for task in pending:
-            task.cancel()
-        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
-        loop.run_until_complete(loop.shutdown_default_executor())
-    finally:
-        loop.close()
-        asyncio.set_event_loop(previous)
 
 
 def test_the_demo_runs_the_whole_loop_in_the_window(qtbot: QtBot, qt_loop: qasync.QEventLoop,

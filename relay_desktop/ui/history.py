@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import time
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QImage, QPainter, QPen, QPixmap
@@ -27,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from relay_desktop.runs import RunRecord, RunStore, export_html
 from relay_desktop.runs.store import StepRecord
+from relay_desktop.ui.tasks import spawn
 
 __all__ = ["HistoryPanel", "draw_step"]
 
@@ -102,10 +104,8 @@ class HistoryPanel(QWidget):
         self.steps.currentRowChanged.connect(self.show_step)
         self.export_button.clicked.connect(self._ask_export)
 
-    def _spawn(self, coroutine: object) -> None:
-        task = asyncio.ensure_future(coroutine)  # type: ignore[arg-type]
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+    def _spawn(self, coroutine: Any) -> None:
+        spawn(coroutine, self._tasks)
 
     async def refresh(self) -> None:
         runs = await self.store.alist_runs(100)

@@ -42,6 +42,7 @@ from relay_desktop.ui.screen_sink import ScreenSink
 from relay_desktop.ui.session import Session
 from relay_desktop.ui.settings_dialog import SettingsDialog
 from relay_desktop.ui.task_panel import TaskPanel
+from relay_desktop.ui.tasks import spawn
 
 __all__ = ["MainWindow"]
 
@@ -132,9 +133,7 @@ class MainWindow(QMainWindow):
         self.mirror_view.update()
 
     def _spawn(self, coroutine: Any) -> None:
-        task = asyncio.ensure_future(coroutine)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        spawn(coroutine, self._tasks)
 
     # ------------------------------------------------------------ inspect
 
@@ -317,9 +316,10 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         try:
-            loop = asyncio.get_event_loop_policy().get_event_loop()
+            asyncio.get_running_loop()
         except RuntimeError:
-            loop = None
-        if loop is not None and not loop.is_closed():  # the app's loop closes the session itself on exit
+            pass  # closed outside the app's loop (the loop is gone): nothing to schedule on another loop
+        else:
             self._spawn(self.session.close())
+        self.sink.stop()
         super().closeEvent(event)

@@ -67,9 +67,16 @@ class ScreenSink(QObject):
         shown = self._converter.to_bgra(frame)
         self._shown = shown
         self.painted += 1
-        # The QImage only points at the pixels (PySide6 does not keep the buffer alive), so ``pixels`` must live
-        # until the deep copy is made; the copy then owns its memory for as long as the view keeps it.
-        pixels = bytes(shown.pixels)
-        image = QImage(pixels, shown.width, shown.height, shown.stride, QImage.Format.Format_RGB32).copy()
-        del pixels
+        # The image owns its memory and the pixels are copied in: PySide6 does not keep a buffer that a QImage
+        # is built on alive, and an image pointing into freed memory crashed the window now and then.
+        image = QImage(shown.width, shown.height, QImage.Format.Format_RGB32)
+        target = memoryview(image.bits()).cast("B")
+        source = shown.pixels
+        row = shown.width * 4
+        line = image.bytesPerLine()
+        if line == shown.stride:
+            target[:line * shown.height] = source[:line * shown.height]
+        else:
+            for y in range(shown.height):
+                target[y * line:y * line + row] = source[y * shown.stride:y * shown.stride + row]
         return image

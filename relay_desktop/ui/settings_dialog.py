@@ -30,6 +30,7 @@ from relay_desktop.app_settings import AppSettings
 from relay_desktop.llm.check import check_provider
 from relay_desktop.llm.config import ROLES, LLMSettings, ModelRef, builtin_provider
 from relay_desktop.llm.keys import ENV_VARS, KeyStore
+from relay_desktop.ui.tasks import spawn
 
 __all__ = ["PROVIDERS", "SettingsDialog"]
 
@@ -123,9 +124,7 @@ class SettingsDialog(QDialog):
         self._spawn(self.show_keyring_status())
 
     def _spawn(self, coroutine: Any) -> None:
-        task = asyncio.ensure_future(coroutine)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        spawn(coroutine, self._tasks)
 
     async def show_keyring_status(self) -> None:
         status = await self.keys.astatus()
