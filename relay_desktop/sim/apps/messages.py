@@ -182,7 +182,6 @@ class Messages(App):
 
     def _close_prompt(self, activity: Activity, accepted: bool = False) -> None:
         self.chat_features_prompt = False
-        self.chat_features_on = False
         self.chat_features_on = accepted
         activity.state["dialog_modal"] = False
         self.dismiss_dialog(activity)
