@@ -222,10 +222,7 @@ async def start_mirror(device: Any, say: Callable[[str], None]) -> Any:
     except (ProvisioningError, MirrorError) as exc:
         say(f"No live mirror: {exc}")
         return None
-    for _ in range(150):  # the first frame, so the first screenshot already comes from the stream
-        if mirror.latest.take()[0] is not None:
-            break
-        await asyncio.sleep(0.02)
+    await mirror.first_frame()
     return mirror
 
 

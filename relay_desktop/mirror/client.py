@@ -99,6 +99,16 @@ class MirrorClient:
         self._spawn(lambda: self._pump(stream), "scrcpy-video")
         self._spawn(self._read_device_messages, "scrcpy-control")
 
+    async def first_frame(self, timeout: float = 3.0) -> bool:
+        """Wait (up to ``timeout``) for the first decoded frame, so the first screenshot can come from the stream."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while self.latest.take()[0] is None:
+            if loop.time() >= deadline or self.error is not None:
+                return False
+            await asyncio.sleep(0.02)
+        return True
+
     async def _connect(self, first: bool) -> Any:
         name = f"scrcpy_{self.scid:08x}"
         last: Exception | None = None

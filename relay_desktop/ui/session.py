@@ -80,10 +80,7 @@ class Session:
             await self._fallback(str(exc))
             return
         self.mirror = mirror
-        for _ in range(150):  # the first frame, so the agent's first screenshot already comes from the stream
-            if mirror.latest.take()[0] is not None:
-                break
-            await asyncio.sleep(0.02)
+        await mirror.first_frame()
         self.say(f"Mirroring {mirror.device_name}")
 
     async def _fallback(self, reason: str) -> None:
