@@ -18,8 +18,8 @@ from relay_desktop.llm.types import OutputContract
 from relay_desktop.perception import Bounds, Element, ElementMap
 
 __all__ = ["ACTIONS", "MAX_STEPS_PER_PLAN", "OPTIONAL_ACTIONS", "PLAN_CONTRACT", "ActionSpec", "ResolvedStep",
-           "SemanticActionPlan", "Step", "StepError", "available_actions", "parse_plan", "plan_contract",
-           "resolve_step"]
+           "SemanticActionPlan", "Step", "StepError", "available_actions", "finger_vector", "parse_plan",
+           "plan_contract", "resolve_step"]
 
 MAX_STEPS_PER_PLAN = 5
 DIRECTIONS = ("up", "down", "left", "right")
@@ -120,6 +120,16 @@ def plan_contract(*, shell: bool = False) -> OutputContract:
 PLAN_CONTRACT = plan_contract()
 PLAN_SCHEMA = PLAN_CONTRACT.schema
 STEP_SCHEMA = PLAN_SCHEMA["properties"]["steps"]["items"]
+
+
+DIRECTION_VECTORS: dict[str, tuple[int, int]] = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}
+
+
+def finger_vector(action: str, direction: str) -> tuple[int, int]:
+    """Which way the finger moves: a swipe goes the way it names, a scroll the other way (scrolling down reveals
+    what is below, so the finger moves up)."""
+    dx, dy = DIRECTION_VECTORS[direction]
+    return (-dx, -dy) if action == "scroll" else (dx, dy)
 
 
 class StepError(Exception):

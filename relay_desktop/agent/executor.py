@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 
-from relay_desktop.agent.actions import ResolvedStep, StepError
+from relay_desktop.agent.actions import ResolvedStep, StepError, finger_vector
 from relay_desktop.agent.control import RunControl, RunStopped
 from relay_desktop.agent.observation import Observation
 from relay_desktop.agent.ports import Phone
@@ -131,15 +131,10 @@ class Executor:
     async def _swipe(self, resolved: ResolvedStep, observation: Observation) -> str:
         step = resolved.step
         area: Bounds = resolved.target.visible if resolved.target is not None else observation.element_map.screen
-        direction = str(step.params["direction"])
-        if step.action == "scroll":
-            # Scrolling down reveals what is below: the finger moves up.
-            direction = {"down": "up", "up": "down", "left": "right", "right": "left"}[direction]
+        vx, vy = finger_vector(step.action, str(step.params["direction"]))
         cx, cy = area.center
-        dx, dy = int(area.width * 0.3), int(area.height * 0.3)
-        start, end = {
-            "up": ((cx, cy + dy), (cx, cy - dy)), "down": ((cx, cy - dy), (cx, cy + dy)),
-            "left": ((cx + dx, cy), (cx - dx, cy)), "right": ((cx - dx, cy), (cx + dx, cy)),
-        }[direction]
+        dx, dy = int(area.width * 0.3) * vx, int(area.height * 0.3) * vy
+        start, end = (cx - dx, cy - dy), (cx + dx, cy + dy)
         await self._send(lambda: self.phone.swipe(*start, *end, SWIPE_MS))
-        return f"{step.action}ed {step.params['direction']}" if step.action == "scroll" else f"swiped {direction}"
+        verb = "scrolled" if step.action == "scroll" else "swiped"
+        return f"{verb} {step.params['direction']}"

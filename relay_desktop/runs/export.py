@@ -15,6 +15,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from relay_desktop.agent.actions import finger_vector
 from relay_desktop.runs.store import RunRecord, RunStore, StepRecord
 
 __all__ = ["export_html", "render_html"]
@@ -53,9 +54,7 @@ def _overlay(step: StepRecord) -> str:
         if kind in ("swipe", "scroll") and direction:
             cx, cy = ((bounds[0] + bounds[2]) // 2, (bounds[1] + bounds[3]) // 2) if bounds else (width // 2,
                                                                                                  height // 2)
-            finger = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}[direction]
-            if kind == "scroll":  # content moves the other way from the finger
-                finger = (-finger[0], -finger[1])
+            finger = finger_vector(kind, direction)
             length = height // 5
             x2, y2 = cx + finger[0] * length, cy + finger[1] * length
             shapes.append(f'<line x1="{cx}" y1="{cy}" x2="{x2}" y2="{y2}" stroke="{colour}" '

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from relay_desktop.agent import EventBus, Handlers
+from relay_desktop.agent.actions import finger_vector
 from relay_desktop.agent.events import (
     ActionStarted,
     Event,
@@ -306,10 +307,7 @@ class MainWindow(QMainWindow):
         assert event.bounds is not None
         left, top, right, bottom = event.bounds
         cx, cy = (left + right) / 2, (top + bottom) / 2
-        direction = str(event.action.params.get("direction", "up"))
-        if event.action.action == "scroll":
-            direction = {"down": "up", "up": "down", "left": "right", "right": "left"}[direction]
-        dx, dy = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}[direction]
+        dx, dy = finger_vector(event.action.action, str(event.action.params.get("direction", "up")))
         span_x, span_y = (right - left) * 0.3, (bottom - top) * 0.3
         self.mirror_view.animate_cursor(cx + dx * span_x, cy + dy * span_y,
                                         swipe_from=(cx - dx * span_x, cy - dy * span_y))
