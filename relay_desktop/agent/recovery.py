@@ -75,17 +75,20 @@ class StepRunner:
     async def _fresh(self, observation: Observation, step: Step, why: str) -> Observation | None:
         """Pre-execution stale-UI check: re-read the screen; None when the step's target is gone or changed."""
         agent = self.agent
-        xml = await agent.phone.dump_hierarchy()
-        fresh_map = build_element_map(xml, observation.element_map)
-        fresh = Observation.of(fresh_map, observation.screenshot, observation.context, time.monotonic(), 0.0)
+        fresh = await self._reread(observation)
         if step.element:
-            old, new = observation.element_map.get(step.element), fresh_map.get(step.element)
+            old, new = observation.element_map.get(step.element), fresh.element_map.get(step.element)
             if old is not None and (new is None or new.label != old.label or new.role != old.role):
                 agent.verification("stale_ui", False, f"{why}: {step.element} \"{old.name}\" is no longer there; "
                                                       "looking again before acting")
                 agent.conversation.add(Message.user(f"NOTE: {why}; '{step.describe()}' was not carried out."))
                 return None
         return fresh
+
+    async def _reread(self, observation: Observation) -> Observation:
+        """The screen's elements read again (IDs carried over); the screenshot and context stay as they were."""
+        element_map = build_element_map(await self.agent.phone.dump_hierarchy(), observation.element_map)
+        return Observation.of(element_map, observation.screenshot, observation.context, time.monotonic(), 0.0)
 
     async def _run_one(self, step: Step, observation: Observation, index: int, retried: bool = False) -> bool:
         agent = self.agent
@@ -108,10 +111,9 @@ class StepRunner:
             if retried or not step.element:
                 return await self._step_failure(step, observation, str(exc))
             # The spec's retry: once more on a fresh element map (the element may have moved or re-rendered).
-            retry_map = build_element_map(await agent.phone.dump_hierarchy(), observation.element_map)
-            if retry_map.get(step.element) is None:
+            retry = await self._reread(observation)
+            if retry.element_map.get(step.element) is None:
                 return await self._step_failure(step, observation, str(exc))
-            retry = Observation.of(retry_map, observation.screenshot, observation.context, time.monotonic(), 0.0)
             agent.log(f"Retrying '{step.describe()}' on a fresh element map after: {exc}", "warning")
             return await self._run_one(step, retry, index, retried=True)
 
