@@ -15,15 +15,21 @@ from relay_desktop.ui.main_window import MainWindow
 from tests.conftest import AdbTestServer
 
 
-def test_the_demo_runs_the_whole_loop_in_the_window(qtbot: QtBot, qt_loop: qasync.QEventLoop,
-                                                    adb_server: AdbTestServer, tmp_path: Path,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture
+def window(qtbot: QtBot, adb_server: AdbTestServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> MainWindow:
+    """The main window, shown, with its files in a temporary folder and the virtual phone's built-in scrcpy
+    server (no download: offline, and no desktop scrcpy install is looked for)."""
     monkeypatch.setenv("RELAY_DESKTOP_HOME", str(tmp_path))
-    monkeypatch.setenv("RELAY_SCRCPY_SERVER_URL", "http://127.0.0.1:9/none")   # offline: the built-in server
+    monkeypatch.setenv("RELAY_SCRCPY_SERVER_URL", "http://127.0.0.1:9/none")
     monkeypatch.setattr("relay_desktop.mirror.provisioning.install_locations", lambda *a, **k: [])
-    window = MainWindow()
-    qtbot.addWidget(window)
-    window.show()
+    main = MainWindow()
+    qtbot.addWidget(main)
+    main.resize(1200, 900)
+    main.show()
+    return main
+
+
+def test_the_demo_runs_the_whole_loop_in_the_window(window: MainWindow, qt_loop: qasync.QEventLoop) -> None:
     finished: list[RunFinished] = []
     window.bus.subscribe(lambda e: finished.append(e) if isinstance(e, RunFinished) else None)
 
@@ -68,18 +74,10 @@ def test_buttons_follow_the_run_state(qtbot: QtBot) -> None:
 
 
 def test_inspect_click_selects_the_smallest_element_and_the_tree_follows(
-        qtbot: QtBot, qt_loop: qasync.QEventLoop, adb_server: AdbTestServer, tmp_path: Path,
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        window: MainWindow, qtbot: QtBot, qt_loop: qasync.QEventLoop) -> None:
     from PySide6.QtCore import QPoint, Qt
     from PySide6.QtGui import QGuiApplication
 
-    monkeypatch.setenv("RELAY_DESKTOP_HOME", str(tmp_path))
-    monkeypatch.setenv("RELAY_SCRCPY_SERVER_URL", "http://127.0.0.1:9/none")
-    monkeypatch.setattr("relay_desktop.mirror.provisioning.install_locations", lambda *a, **k: [])
-    window = MainWindow()
-    qtbot.addWidget(window)
-    window.resize(1200, 900)
-    window.show()
 
     async def scenario() -> None:
         await window.session.start_virtual_phone()
@@ -112,19 +110,11 @@ def test_inspect_click_selects_the_smallest_element_and_the_tree_follows(
 
 
 def test_control_mode_drives_the_phone_and_taking_over_pauses_the_agent(
-        qtbot: QtBot, qt_loop: qasync.QEventLoop, adb_server: AdbTestServer, tmp_path: Path,
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        window: MainWindow, qtbot: QtBot, qt_loop: qasync.QEventLoop) -> None:
     from PySide6.QtCore import QPoint, Qt
 
     from relay_desktop.agent.events import RunStateChanged
 
-    monkeypatch.setenv("RELAY_DESKTOP_HOME", str(tmp_path))
-    monkeypatch.setenv("RELAY_SCRCPY_SERVER_URL", "http://127.0.0.1:9/none")
-    monkeypatch.setattr("relay_desktop.mirror.provisioning.install_locations", lambda *a, **k: [])
-    window = MainWindow()
-    qtbot.addWidget(window)
-    window.resize(1200, 900)
-    window.show()
     states: list[str] = []
     window.bus.subscribe(lambda e: states.append(e.state) if isinstance(e, RunStateChanged) else None)
 
@@ -159,15 +149,8 @@ def test_control_mode_drives_the_phone_and_taking_over_pauses_the_agent(
     qt_loop.run_until_complete(asyncio.wait_for(scenario(), 60))
 
 
-def test_history_replays_a_finished_run_and_exports_it(qtbot: QtBot, qt_loop: qasync.QEventLoop,
-                                                       adb_server: AdbTestServer, tmp_path: Path,
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("RELAY_DESKTOP_HOME", str(tmp_path))
-    monkeypatch.setenv("RELAY_SCRCPY_SERVER_URL", "http://127.0.0.1:9/none")
-    monkeypatch.setattr("relay_desktop.mirror.provisioning.install_locations", lambda *a, **k: [])
-    window = MainWindow()
-    qtbot.addWidget(window)
-    window.show()
+def test_history_replays_a_finished_run_and_exports_it(window: MainWindow, qt_loop: qasync.QEventLoop,
+                                                       tmp_path: Path) -> None:
     finished: list[RunFinished] = []
     window.bus.subscribe(lambda e: finished.append(e) if isinstance(e, RunFinished) else None)
 
