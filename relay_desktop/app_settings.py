@@ -19,7 +19,7 @@ from relay_desktop.agent.settings import AgentSettings
 from relay_desktop.llm.config import LLMSettings
 from relay_desktop.paths import config_dir
 
-__all__ = ["SETTINGS_VERSION", "AppSettings", "settings_path"]
+__all__ = ["SETTINGS_VERSION", "THEMES", "AppSettings", "settings_path"]
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +30,9 @@ def settings_path() -> Path:
     return config_dir() / "settings.json"
 
 
+THEMES = ("system", "light", "dark")
+
+
 @dataclass(frozen=True)
 class AppSettings:
     llm: LLMSettings = field(default_factory=lambda: LLMSettings.for_providers("anthropic"))
@@ -38,6 +41,7 @@ class AppSettings:
     screenshots: bool = True
     shell_allowed: tuple[str, ...] = ()
     speak_progress: bool = False
+    theme: str = "system"                   # "system" (follow the desktop), "light" or "dark"
     problem: str = ""                       # why the saved file was not used, if it was not
 
     def __post_init__(self) -> None:
@@ -45,6 +49,8 @@ class AppSettings:
             raise ValueError(f"max steps must be between 1 and 500, not {self.max_steps}")
         if not 20 <= self.screenshot_max_kb <= 2000:
             raise ValueError(f"the screenshot budget must be 20–2000 kB, not {self.screenshot_max_kb}")
+        if self.theme not in THEMES:
+            raise ValueError(f"the theme must be one of {', '.join(THEMES)}, not {self.theme!r}")
 
     def agent_settings(self, **overrides: Any) -> AgentSettings:
         values: dict[str, Any] = {"max_steps": self.max_steps, "screenshots": self.screenshots,
@@ -56,7 +62,8 @@ class AppSettings:
     def to_dict(self) -> dict[str, Any]:
         return {"version": SETTINGS_VERSION, "llm": self.llm.to_dict(), "max_steps": self.max_steps,
                 "screenshot_max_kb": self.screenshot_max_kb, "screenshots": self.screenshots,
-                "shell_allowed": list(self.shell_allowed), "speak_progress": self.speak_progress}
+                "shell_allowed": list(self.shell_allowed), "speak_progress": self.speak_progress,
+                "theme": self.theme}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> AppSettings:
@@ -69,7 +76,8 @@ class AppSettings:
                    screenshot_max_kb=int(data.get("screenshot_max_kb", 150)),
                    screenshots=bool(data.get("screenshots", True)),
                    shell_allowed=tuple(str(p) for p in data.get("shell_allowed", [])),
-                   speak_progress=bool(data.get("speak_progress", False)))
+                   speak_progress=bool(data.get("speak_progress", False)),
+                   theme=str(data.get("theme", "system")))
 
     @classmethod
     def load(cls, path: Path | None = None) -> AppSettings:

@@ -33,16 +33,18 @@ def test_the_demo_runs_the_whole_loop_in_the_window(window: MainWindow, qt_loop:
     finished: list[RunFinished] = []
     window.bus.subscribe(lambda e: finished.append(e) if isinstance(e, RunFinished) else None)
 
-    async def demo() -> None:
+    async def demo() -> str | None:
         await start_demo(window)
         window.settings = window.settings.__class__()              # full speed in the test
         while not finished:
             await asyncio.sleep(0.05)
+        wifi = window.session.service.phone.setting("global", "wifi_on")
         await window.session.close()
+        return wifi
 
-    qt_loop.run_until_complete(asyncio.wait_for(demo(), 60))
+    wifi = qt_loop.run_until_complete(asyncio.wait_for(demo(), 60))
     assert finished[0].outcome == "success"
-    assert window.session.service.phone.setting("global", "wifi_on") == "1"
+    assert wifi == "1"
     lines = window.log_view.lines()
     assert any(line.startswith("· Mirror running") for line in lines)
     order = [i for i, line in enumerate(lines) if line.startswith(("── step", "✔ success"))]

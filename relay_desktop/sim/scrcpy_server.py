@@ -136,9 +136,9 @@ class ScrcpyServer:
         finally:
             unregister()
         by_kind = dict(zip(wanted, sockets, strict=True))
+        tasks: list[asyncio.Future[None]] = []
         try:
             await sockets[0].write(encode_device_name(self.phone.config.model))
-            tasks = []
             if "audio" in by_kind:
                 await by_kind["audio"].write(struct.pack(">I", 0))  # audio explicitly disabled
             if "video" in by_kind:
@@ -154,6 +154,8 @@ class ScrcpyServer:
                 if task.exception() is not None and not isinstance(task.exception(), ConnectionError):
                     log.debug("scrcpy server task ended: %r", task.exception())
         finally:
+            for task in tasks:      # the phone stopping (this coroutine cancelled) ends the streams too
+                task.cancel()
             finished.set()
             for stream in sockets:
                 stream.close()
@@ -202,6 +204,8 @@ class ScrcpyServer:
                     await self._fragmented(stream, header + packet.data)
                 with contextlib.suppress(TimeoutError):  # still screen: repeat the picture, as MediaCodec does
                     await asyncio.wait_for(changed.wait(), REPEAT_AFTER_S)
+        except (BrokenPipeError, ConnectionError):
+            return      # the client closed the socket: the real server's encoder stops the same way
         finally:
             remove()
 

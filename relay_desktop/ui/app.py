@@ -18,8 +18,10 @@ DEMO_TASK = "Turn on Wi-Fi"
 async def start_demo(window: MainWindow) -> None:
     """The virtual phone, its mirror, and a sample task run by the rule-based planner — no phone, no key."""
     from relay_desktop.sim.tasks import TASKS_BY_ID
+    from relay_desktop.ui.device_picker import VIRTUAL
 
-    await window.session.start_virtual_phone()
+    if not await window.connect_device(VIRTUAL):
+        return
     TASKS_BY_ID["wifi_on"].setup(window.session.service.phone)
     window.settings = window.app_settings.agent_settings(pace_s=0.9)   # slow enough to follow the cursor
     window.panel.task.setPlainText(DEMO_TASK)
@@ -40,9 +42,7 @@ def run_window(demo: bool = False) -> int:
         if demo:
             await start_demo(window)
         else:
-            await window.choose_models()
-            window.say("No phone yet. Plug one in with USB debugging on, or run `relay-desktop --demo` to try the "
-                       "built-in virtual phone.")
+            await window.startup()
         await closed.wait()
         await window.session.close()
 

@@ -8,6 +8,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
+    QApplication,
     QCheckBox,
     QHBoxLayout,
     QLabel,
@@ -35,6 +36,7 @@ from relay_desktop.agent.events import (
 from relay_desktop.app_settings import AppSettings
 from relay_desktop.llm.keys import KeyStore
 from relay_desktop.runs import RunRecorder, RunStore
+from relay_desktop.ui.device_picker import NETWORK, VIRTUAL, DevicePicker
 from relay_desktop.ui.history import HistoryPanel
 from relay_desktop.ui.inspector import InspectorPanel
 from relay_desktop.ui.log_view import LogView
@@ -42,16 +44,26 @@ from relay_desktop.ui.mirror_view import MirrorView
 from relay_desktop.ui.screen_sink import ScreenSink
 from relay_desktop.ui.session import Session
 from relay_desktop.ui.settings_dialog import SettingsDialog
+from relay_desktop.ui.speech import Speaker, spoken_text
 from relay_desktop.ui.task_panel import TaskPanel
 from relay_desktop.ui.tasks import spawn
+from relay_desktop.ui.theme import ThemeFollower
 
-__all__ = ["MainWindow"]
+__all__ = ["NO_KEY", "NO_PHONE", "MainWindow"]
+
+NO_PHONE = ("No phone connected: plug one in with USB debugging on and press Connect, or choose “Virtual phone "
+            "(built-in)” to try Relay Desktop without one.")
+NO_KEY = ("No API key yet, so the simple rule-based planner drives runs: add a key in Settings to let a model "
+          "drive.")
 
 
 class MainWindow(QMainWindow):
     def __init__(self) -> None:
         super().__init__()
         self.setWindowTitle("Relay Desktop")
+        self.app_settings = AppSettings.load()
+        app = QApplication.instance()
+        self.theme = ThemeFollower(app, self.app_settings.theme, self) if isinstance(app, QApplication) else None
         self.bus = EventBus()
         self.sink = ScreenSink(self)
         self.mirror_view = MirrorView(self.sink, self)
@@ -90,6 +102,19 @@ class MainWindow(QMainWindow):
         self.history = HistoryPanel(self, self.store)
         self.tabs.addTab(self.history, "&History")
         self.tabs.currentChanged.connect(self._tab_changed)
+        self.picker = DevicePicker(self)
+        self.picker.refresh_requested.connect(lambda: self._spawn(self.refresh_devices()))
+        self.picker.connect_requested.connect(lambda kind, extra: self._spawn(self.connect_device(kind, extra)))
+        self.key_notice = QLabel(NO_KEY, self)
+        self.key_notice.setWordWrap(True)
+        self.key_notice.setAccessibleName("No API key")
+        self.key_notice.hide()
+        side = QWidget(self)
+        side_layout = QVBoxLayout(side)
+        side_layout.setContentsMargins(0, 0, 0, 0)
+        side_layout.addWidget(self.picker)
+        side_layout.addWidget(self.key_notice)
+        side_layout.addWidget(self.tabs, 1)
         self.inspector.selected.connect(self._show_selected)
         self.inspector.hovered.connect(self._show_hovered)
         self.mirror_view.clicked.connect(self._mirror_clicked)
@@ -100,7 +125,7 @@ class MainWindow(QMainWindow):
         self.mirror_view.key_pressed.connect(lambda key: self._control(lambda m, screen: m.press_key(key)))
         splitter = QSplitter(Qt.Orientation.Horizontal, self)
         splitter.addWidget(self.mirror_view)
-        splitter.addWidget(self.tabs)
+        splitter.addWidget(side)
         splitter.setStretchFactor(0, 1)
         splitter.setStretchFactor(1, 1)
         self.setCentralWidget(splitter)
@@ -111,8 +136,11 @@ class MainWindow(QMainWindow):
             self.statusBar().addPermanentWidget(label)
         self.session = Session(self.bus, self.sink, self.say)
         self.session.on_connected = self.status_device.setText
+        self.session.on_progress = self.picker.busy
+        self.mirror_view.notice = NO_PHONE
+        self.speaker = Speaker()
+        self.speaker.enabled = self.app_settings.speak_progress
         self.keys = KeyStore()
-        self.app_settings = AppSettings.load()
         self.models: Any = None
         self.settings = self.app_settings.agent_settings()
         self.bus.subscribe(self._on_event)
@@ -124,6 +152,55 @@ class MainWindow(QMainWindow):
         self.sink.frame_ready.connect(lambda: self.status_fps.setText(f"{self.mirror_view.fps:.0f} fps"))
         self._tasks: set[asyncio.Task[Any]] = set()
         self.resize(1200, 860)
+
+    # ------------------------------------------------------------ the phone
+
+    async def refresh_devices(self) -> None:
+        try:
+            devices = await self.session.list_devices()
+        except Exception as exc:  # adb missing or a remote server gone: the picker still offers the virtual phone
+            self.say(f"Could not list phones: {exc}")
+            devices = []
+        self.picker.show_devices(devices)
+
+    async def connect_device(self, kind: str, extra: str = "") -> bool:
+        """Connect what the picker chose: a serial, the virtual phone, or a network address."""
+        if self.session.running:
+            self.say("Stop the run before switching phones.")
+            return False
+        index = self.picker.choice.findData(kind)
+        if index >= 0:
+            self.picker.choice.setCurrentIndex(index)
+        self.mirror_view.notice = "Connecting…"
+        self.mirror_view.clear_frame()
+        try:
+            if kind == VIRTUAL:
+                await self.session.start_virtual_phone()
+            elif kind == NETWORK:
+                address, _, server = extra.partition("\n")
+                await self.session.connect_network(address, server)
+            else:
+                await self.session.connect(kind)
+        except Exception as exc:  # every way connecting fails ends here, as one plain sentence
+            self.say(f"Could not connect: {exc}")
+            self.status_device.setText("No phone")
+            self.mirror_view.notice = f"Could not connect: {exc}\n\n{NO_PHONE}"
+            self.mirror_view.update()
+            return False
+        finally:
+            self.picker.busy("")
+        return True
+
+    async def startup(self) -> None:
+        """What a plain start does: models from the settings, and the phone if exactly one is plugged in."""
+        await self.choose_models()
+        await self.refresh_devices()
+        ready = [self.picker.choice.itemData(i) for i in range(self.picker.choice.count())
+                 if self.picker.choice.itemText(i).endswith("— ready")]
+        if len(ready) == 1:
+            await self.connect_device(ready[0])
+        else:
+            self.say(NO_PHONE if not ready else "Several phones are plugged in: choose one and press Connect.")
 
     def say(self, text: str) -> None:
         self.statusBar().showMessage(text, 8000)
@@ -203,6 +280,10 @@ class MainWindow(QMainWindow):
 
     def open_settings(self) -> SettingsDialog:
         dialog = SettingsDialog(self.app_settings, self.keys, self)
+        if not self.speaker.available:
+            dialog.speak.setEnabled(False)
+            dialog.speak.setToolTip(self.speaker.why_unavailable())
+            dialog.speak.setText(f"Speak progress aloud (unavailable: {self.speaker.why_unavailable()})")
         dialog.accepted.connect(lambda: self._apply_settings(dialog.saved))
         dialog.open()  # not exec(): runs and the mirror go on while it is open
         return dialog
@@ -212,6 +293,9 @@ class MainWindow(QMainWindow):
             return
         self.app_settings = saved
         self.settings = saved.agent_settings()
+        self.speaker.enabled = saved.speak_progress
+        if self.theme is not None:
+            self.theme.apply(saved.theme)
         self._spawn(self.choose_models())
         self.say("Settings saved.")
 
@@ -226,8 +310,8 @@ class MainWindow(QMainWindow):
         if self.models is not None:
             await self.models.aclose()
         self.models = ModelRouter(llm, self.keys) if has_key else None
-        self.say(f"Models: {first}" if has_key else
-                 "No API key for the fast model: the rule-based planner drives runs (add a key in Settings).")
+        self.key_notice.setVisible(not has_key)
+        self.say(f"Models: {first}" if has_key else NO_KEY)
 
     # ------------------------------------------------------------ runs
 
@@ -274,6 +358,7 @@ class MainWindow(QMainWindow):
 
     def _on_event(self, event: Event) -> None:
         self.log_view.add_event(event)
+        self._speak(event)
         view = self.mirror_view
         if isinstance(event, ScreenCaptured):
             view.boxes.update(event.element_map)
@@ -302,6 +387,16 @@ class MainWindow(QMainWindow):
             self.say(f"Run {event.outcome}: {event.reason}")
             if self.recorder.error:
                 self.say(f"History not saved: {self.recorder.error}")
+
+    def _speak(self, event: Event) -> None:
+        name = None
+        element_map = self.inspector.element_map
+        if isinstance(event, ActionStarted) and event.action.element and element_map is not None:
+            element = element_map.get(event.action.element)
+            name = element.name if element is not None else None
+        text = spoken_text(event, name)
+        if text is not None:
+            self.speaker.say(text)
 
     def _animate_swipe(self, event: ActionStarted) -> None:
         assert event.bounds is not None

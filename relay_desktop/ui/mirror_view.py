@@ -63,6 +63,13 @@ class MirrorView(QWidget):
         self._frames.append(time.monotonic())
         self.update()
 
+    def clear_frame(self) -> None:
+        """Forget the last phone's screen (switching phones): the notice shows until the next frame."""
+        self._image = None
+        self.boxes.clear()
+        self.selected = self.hovered = None
+        self.update()
+
     def animate_cursor(self, x: float, y: float, swipe_from: tuple[float, float] | None = None) -> None:
         self.cursor.move_to(x, y, swipe_from)
         self._last_tick = time.monotonic()
@@ -153,7 +160,9 @@ class MirrorView(QWidget):
         else:
             painter.fillRect(rect, QColor(20, 20, 20))
             painter.setPen(QColor(220, 220, 220))
-            painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, self.notice or "Waiting for the phone's screen…")
+            painter.drawText(rect.adjusted(24, 24, -24, -24),
+                             Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap,
+                             self.notice or "Waiting for the phone's screen…")
         self._paint_overlays(painter)
         if self.hasFocus():
             painter.setPen(QPen(self.palette().highlight().color(), 2))

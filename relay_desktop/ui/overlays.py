@@ -45,6 +45,9 @@ class ElementBoxes:
         self.screen = (element_map.screen.width, element_map.screen.height)
         self.target = None
 
+    def clear(self) -> None:
+        self.boxes, self.target, self.keyboard, self.screen = [], None, None, (0, 0)
+
     def smallest_at(self, x: float, y: float) -> Box | None:
         hits = [b for b in self.boxes if b.bounds.contains_point(x, y)]
         return min(hits, key=lambda b: b.bounds.area, default=None)

@@ -15,6 +15,7 @@ from typing import Any
 from relay_desktop.agent import AgentSettings, EventBus, Handlers, Orchestrator, RunResult
 from relay_desktop.device.adb_server import AdbServer
 from relay_desktop.device.device import Device
+from relay_desktop.device.models import DeviceInfo
 from relay_desktop.mirror.client import MirrorClient, MirrorError
 from relay_desktop.mirror.mirrored_phone import MirroredPhone
 from relay_desktop.mirror.provisioning import SERVER_VERSION, ProvisioningError, ServerFile, provide_server
@@ -40,29 +41,88 @@ class Session:
         self.agent: Orchestrator | None = None
         self.run_task: asyncio.Task[RunResult] | None = None
         self.on_connected: Callable[[str], None] | None = None   # a label for the status bar
+        # Each stage of connecting, and how far along it is (0..1) when that is known.
+        self.on_progress: Callable[[str, float | None], None] | None = None
+
+    def _stage(self, text: str, fraction: float | None = None) -> None:
+        if self.on_progress is not None:
+            self.on_progress(text, fraction)
+
+    @property
+    def running(self) -> bool:
+        return self.run_task is not None and not self.run_task.done()
+
+    async def list_devices(self) -> list[DeviceInfo]:
+        """What adb sees (starting a local server if none runs), without the built-in virtual phone."""
+        await self.adb.ensure_running()
+        own = self.service.serial if self.service is not None else None
+        return [d for d in await self.adb.devices() if d.serial != own]
 
     async def start_virtual_phone(self) -> Device:
         from relay_desktop.sim.service import VirtualPhoneService
 
+        await self.disconnect()
+        self._stage("Starting the virtual phone…")
         self.say("Starting the virtual phone…")
         self.service = VirtualPhoneService(port=0, adb=self.adb)
         await self.service.start()
         return await self.connect(self.service.serial, built_in=True)
 
-    async def connect(self, serial: str | None, built_in: bool = False) -> Device:
+    async def connect_network(self, address: str, server: str = "") -> Device:
+        """``adb connect`` a phone over the network, optionally through another computer's adb server."""
+        await self.disconnect()
+        if server:
+            host, _, port = server.rpartition(":")
+            self._stage(f"Reaching the adb server at {server}…")
+            self.adb = AdbServer(host=host or server, port=int(port) if port.isdigit() else None)
+        else:
+            self.adb = AdbServer()
         await self.adb.ensure_running()
+        if not address:                    # the remote server's own phones
+            return await self.connect(None)
+        self._stage(f"Connecting to {address}…")
+        await self.adb.connect(address)
+        serial = address if ":" in address else f"{address}:5555"
+        await self.adb.wait_for_state(serial, "device", timeout=15)
+        return await self.connect(serial)
+
+    async def connect(self, serial: str | None, built_in: bool = False) -> Device:
+        if not built_in:
+            await self.disconnect()
+        self._stage("Starting adb…")
+        await self.adb.ensure_running()
+        self._stage(f"Connecting to {serial or 'the phone'}…")
         self.device = await self.adb.device(serial)
         if self.on_connected is not None:
             self.on_connected(f"Virtual phone ({self.device.serial})" if built_in else self.device.serial)
         self.say(f"Connected to {self.device.serial}; starting the live mirror…")
         await self._start_mirror(built_in)
+        self._stage("", 1.0)
         return self.device
+
+    async def disconnect(self) -> None:
+        """Let go of the current phone (its mirror, and the virtual phone if it is the built-in one)."""
+        if self.running:
+            raise RuntimeError("Stop the run before switching phones.")
+        await self._release()
+
+    async def _release(self) -> None:
+        for mirror in (self.mirror, self.fallback_mirror):
+            if mirror is not None:
+                with contextlib.suppress(Exception):
+                    await mirror.stop()
+        self.mirror = self.fallback_mirror = None
+        if self.service is not None:
+            service, self.service = self.service, None
+            await service.stop()
+        self.device = None
 
     async def _start_mirror(self, built_in: bool) -> None:
         assert self.device is not None
         try:
-            server = await provide_server(progress=lambda done, total: self.say(
-                f"Downloading the scrcpy server: {done * 100 // total}%") if total else None)
+            self._stage("Finding the scrcpy server…")
+            server = await provide_server(progress=lambda done, total: self._stage(
+                f"Downloading the scrcpy server: {done * 100 // total}%", done / total) if total else None)
         except ProvisioningError as exc:
             if not built_in:
                 await self._fallback(str(exc))
@@ -74,12 +134,14 @@ class Session:
             server = ServerFile(Path(stand_in), SERVER_VERSION, "virtual phone")
         mirror = MirrorClient(self.device, server, max_size=1200)
         mirror.frame_sinks.append(self.screen)
+        self._stage("Pushing and starting the scrcpy server…", 0.6)
         try:
             await mirror.start()
         except MirrorError as exc:
             await self._fallback(str(exc))
             return
         self.mirror = mirror
+        self._stage("Waiting for the first frame…", 0.9)
         await mirror.first_frame()
         self.say(f"Mirroring {mirror.device_name}")
 
@@ -98,11 +160,8 @@ class Session:
         return self.agent
 
     async def close(self) -> None:
-        if self.agent is not None and self.run_task is not None and not self.run_task.done():
+        if self.agent is not None and self.running:
             await self.agent.control.stop()
-        for mirror in (self.mirror, self.fallback_mirror):
-            if mirror is not None:
-                with contextlib.suppress(Exception):
-                    await mirror.stop()
-        if self.service is not None:
-            await self.service.stop()
+            await asyncio.wait({self.run_task}, timeout=5)   # type: ignore[arg-type]
+            self.run_task.cancel()                          # type: ignore[union-attr]  (a no-op once it ended)
+        await self._release()

@@ -12,6 +12,7 @@ from typing import Any
 
 from PySide6.QtWidgets import (
     QCheckBox,
+    QComboBox,
     QDialog,
     QDialogButtonBox,
     QFormLayout,
@@ -108,6 +109,12 @@ class SettingsDialog(QDialog):
         agent_form.addRow("Screenshot budget:", self.screenshot_kb)
         agent_form.addRow(self.screenshots)
         agent_form.addRow(self.speak)
+        self.theme = QComboBox(self)
+        for value, text in (("system", "Follow the system"), ("light", "Light"), ("dark", "Dark")):
+            self.theme.addItem(text, value)
+        self.theme.setCurrentIndex(max(0, self.theme.findData(settings.theme)))
+        self.theme.setAccessibleName("Appearance")
+        agent_form.addRow("&Appearance:", self.theme)
         agent_form.addRow(QLabel("Sending, paying, deleting and installing always ask you first.", self))
         self.error = QLabel("", self)
         self.error.setStyleSheet("color: #c62828")
@@ -193,7 +200,7 @@ class SettingsDialog(QDialog):
         llm = LLMSettings(providers, roles)  # type: ignore[arg-type]
         return AppSettings(llm=llm, max_steps=self.max_steps.value(), screenshot_max_kb=self.screenshot_kb.value(),
                            screenshots=self.screenshots.isChecked(), shell_allowed=self.settings.shell_allowed,
-                           speak_progress=self.speak.isChecked())
+                           speak_progress=self.speak.isChecked(), theme=str(self.theme.currentData()))
 
     async def save(self) -> AppSettings | None:
         try:

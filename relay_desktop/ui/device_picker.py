@@ -1,0 +1,170 @@
+"""Choosing the phone: the devices adb sees (with their state), the built-in virtual phone, or a phone over
+the network (optionally through another computer's adb server), with progress while connecting."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QProgressBar,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from relay_desktop.device.models import DeviceInfo
+
+__all__ = ["NETWORK", "VIRTUAL", "DevicePicker", "NetworkDialog", "state_hint"]
+
+VIRTUAL = "virtual"
+NETWORK = "network"
+
+_STATE_HINTS = {
+    "device": "ready",
+    "unauthorized": "unauthorized — accept the USB debugging prompt on the phone",
+    "offline": "offline — replug the cable or run 'adb reconnect'",
+    "authorizing": "authorizing — wait a moment",
+    "no permissions": "no permission — check the udev rules for this phone",
+}
+
+
+def state_hint(state: str) -> str:
+    return _STATE_HINTS.get(state, state)
+
+
+def parse_address(text: str, default_port: int) -> tuple[str, int] | None:
+    """``host:port`` (or a bare host, on the default port); None when it cannot be one."""
+    text = text.strip()
+    host, sep, port = text.rpartition(":")
+    if not sep:
+        host, port = text, str(default_port)
+    if not host or " " in host or not port.isdigit() or not 0 < int(port) < 65536:
+        return None
+    return host, int(port)
+
+
+class NetworkDialog(QDialog):
+    """A phone's address for ``adb connect``, and optionally a remote adb server to go through."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Connect over network")
+        self.address = QLineEdit(self)
+        self.address.setPlaceholderText("192.168.1.20:5555")
+        self.address.setAccessibleName("The phone's address, host and port")
+        self.remote = QCheckBox("Through a &remote adb server", self)
+        self.server = QLineEdit(self)
+        self.server.setPlaceholderText("buildbox.local:5037")
+        self.server.setAccessibleName("The remote adb server, host and port")
+        self.server.setEnabled(False)
+        self.remote.toggled.connect(self.server.setEnabled)
+        self.error = QLabel("", self)
+        self.error.setWordWrap(True)
+        self.error.setAccessibleName("What is wrong with the address")
+        form = QFormLayout()
+        form.addRow("&Phone (host:port):", self.address)
+        form.addRow("", self.remote)
+        form.addRow("adb &server (host:port):", self.server)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self)
+        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("&Connect")
+        buttons.accepted.connect(self._check)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel("Turn on Wireless debugging on the phone (or run 'adb tcpip 5555' over USB "
+                                "once); leave the phone empty to use the remote server's own phones.", self))
+        layout.addLayout(form)
+        layout.addWidget(self.error)
+        layout.addWidget(buttons)
+
+    def values(self) -> tuple[str, str]:
+        """(phone address, adb server address); either may be empty."""
+        return self.address.text().strip(), self.server.text().strip() if self.remote.isChecked() else ""
+
+    def _check(self) -> None:
+        address, server = self.values()
+        if address and parse_address(address, 5555) is None:
+            self.error.setText(f"'{address}' is not an address: write host:port, e.g. 192.168.1.20:5555.")
+        elif self.remote.isChecked() and parse_address(server, 5037) is None:
+            self.error.setText("Write the adb server as host:port, e.g. buildbox.local:5037.")
+        elif not address and not server:
+            self.error.setText("Write the phone's address (or choose a remote adb server).")
+        else:
+            self.accept()
+
+
+class DevicePicker(QWidget):
+    """The phone list, Connect and Refresh, and a progress line while connecting."""
+
+    refresh_requested = Signal()
+    connect_requested = Signal(str, str)    # (serial | VIRTUAL | NETWORK, unused | "address\\nserver")
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.choice = QComboBox(self)
+        self.choice.setAccessibleName("Phone to use")
+        self.choice.setMinimumContentsLength(24)
+        self.connect_button = QPushButton("C&onnect", self)
+        self.connect_button.setAccessibleName("Connect to the chosen phone")
+        self.refresh = QPushButton("Re&fresh", self)
+        self.refresh.setAccessibleName("List the phones adb sees again")
+        self.progress = QProgressBar(self)
+        self.progress.setAccessibleName("Connection progress")
+        self.progress.setTextVisible(True)
+        self.progress.hide()
+        label = QLabel("P&hone:", self)
+        label.setBuddy(self.choice)
+        row = QHBoxLayout()
+        row.addWidget(label)
+        row.addWidget(self.choice, 1)
+        row.addWidget(self.connect_button)
+        row.addWidget(self.refresh)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(row)
+        layout.addWidget(self.progress)
+        self.refresh.clicked.connect(self.refresh_requested)
+        self.connect_button.clicked.connect(self._connect)
+        self.show_devices([])
+
+    def show_devices(self, devices: list[DeviceInfo]) -> None:
+        current = self.choice.currentData()
+        self.choice.clear()
+        for device in devices:
+            name = device.model.replace("_", " ") or device.serial
+            self.choice.addItem(f"{name} ({device.serial}) — {state_hint(device.state)}", device.serial)
+        self.choice.addItem("Virtual phone (built-in)", VIRTUAL)
+        self.choice.addItem("Connect over network…", NETWORK)
+        index = self.choice.findData(current)
+        self.choice.setCurrentIndex(index if index >= 0 else 0)
+
+    def _connect(self) -> None:
+        chosen = self.choice.currentData()
+        if chosen == NETWORK:
+            dialog = NetworkDialog(self)
+            dialog.accepted.connect(lambda: self.connect_requested.emit(NETWORK, "\n".join(dialog.values())))
+            dialog.open()       # not exec(): the mirror and any run go on while it is open
+            self.network_dialog = dialog
+        else:
+            self.connect_requested.emit(chosen, "")
+
+    def busy(self, text: str, fraction: float | None = None) -> None:
+        """Show a connecting stage; an empty text hides the progress line."""
+        self.connect_button.setEnabled(not text)
+        self.choice.setEnabled(not text)
+        if not text:
+            self.progress.hide()
+            return
+        self.progress.show()
+        self.progress.setFormat(text)
+        if fraction is None:
+            self.progress.setRange(0, 0)        # a busy indicator: the stage has no measurable progress
+        else:
+            self.progress.setRange(0, 100)
+            self.progress.setValue(int(fraction * 100))
