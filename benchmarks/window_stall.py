@@ -145,7 +145,7 @@ async def main(seconds: float, repeats: int) -> None:
         print(f"stop latency, {name} ({repeats} runs): run ended after median {statistics.median(ends):5.1f} ms "
               f"(max {max(ends):5.1f}); last device command median {statistics.median(lasts):5.1f} ms "
               f"(max {max(lasts):5.1f}) after Stop")
-    await window.session.close()
+    await window.shutdown()
 
 
 if __name__ == "__main__":

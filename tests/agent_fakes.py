@@ -44,6 +44,7 @@ class ScriptedModels:
         self.check_contract = check_contract
         self.cost_usd = cost_usd
         self.requests: list[tuple[Role, LLMRequest]] = []
+        self.closed = False
 
     async def generate(self, role: Role, request: LLMRequest, *, meter: CostMeter | None = None) -> LLMResponse:
         # Recorded before answering, so a test can see a request that is still in flight.
@@ -67,6 +68,10 @@ class ScriptedModels:
         if meter is not None:
             meter.add(response.provider, response.model, response.usage, response.cost_usd)
         return response
+
+    async def aclose(self) -> None:
+        """Like the router's: the window closes the models it was given."""
+        self.closed = True
 
     def roles(self) -> list[Role]:
         return [role for role, _ in self.requests]

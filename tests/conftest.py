@@ -125,8 +125,12 @@ def qt_loop(_qasync_loop):  # type: ignore[no-untyped-def]
     try:
         yield _qasync_loop
         pending = [t for t in asyncio.all_tasks(_qasync_loop) if not t.done()]
-        for task in pending:
+        if pending:   # work still finishing (a closing mirror's reader) gets a moment; then it is a leak
+            _qasync_loop.run_until_complete(asyncio.wait(pending, timeout=3))
+        leaked = [t for t in pending if not t.done()]
+        for task in leaked:
             task.cancel()
-        _qasync_loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+        _qasync_loop.run_until_complete(asyncio.gather(*leaked, return_exceptions=True))
+        assert not leaked, f"tasks outlived the test: {sorted(t.get_name() + ' ' + repr(t.get_coro()) for t in leaked)}"
     finally:
         asyncio.set_event_loop(previous)

@@ -39,7 +39,7 @@ def test_the_demo_runs_the_whole_loop_in_the_window(window: MainWindow, qt_loop:
         while not finished:
             await asyncio.sleep(0.05)
         wifi = window.session.service.phone.setting("global", "wifi_on")
-        await window.session.close()
+        await window.shutdown()
         return wifi
 
     wifi = qt_loop.run_until_complete(asyncio.wait_for(demo(), 60))
@@ -106,7 +106,7 @@ def test_inspect_click_selects_the_smallest_element_and_the_tree_follows(
         assert window.mirror_view.selected == other.bounds
         window.inspector.hovered.emit(target)
         assert window.mirror_view.hovered == target.bounds
-        await window.session.close()
+        await window.shutdown()
 
     qt_loop.run_until_complete(asyncio.wait_for(scenario(), 60))
 
@@ -146,7 +146,7 @@ def test_control_mode_drives_the_phone_and_taking_over_pauses_the_agent(
         assert window.session.agent is not None and window.session.agent.control.state == "paused"
         assert "paused" in states and window.panel.resume.isEnabled()
         await window.session.agent.control.stop()
-        await window.session.close()
+        await window.shutdown()
 
     qt_loop.run_until_complete(asyncio.wait_for(scenario(), 60))
 
@@ -174,6 +174,6 @@ def test_history_replays_a_finished_run_and_exports_it(window: MainWindow, qt_lo
         assert "Step 2" in history.details.toPlainText()
         out = await history.export(tmp_path / "report.html")
         assert out.read_text().count("<img") >= 3
-        await window.session.close()
+        await window.shutdown()
 
     qt_loop.run_until_complete(asyncio.wait_for(scenario(), 60))

@@ -69,6 +69,10 @@ def field_value(node: UINode) -> str:
 def own_words(node: UINode) -> list[str]:
     if node.editable:
         words = [node.hint, node.desc] if field_value(node) or node.hint else [node.desc, node.text]
+    elif node.checkable and node.text.strip().upper() in ("ON", "OFF"):
+        # A switch's own "ON"/"OFF" text is its state, which the element's states already say; as a label it
+        # would put "OFF" before "Wi-Fi" and name every switch the same.
+        words = [node.desc]
     else:
         words = [node.text, node.desc]
     return [w for w in (clean(w) for w in words) if w]

@@ -44,7 +44,7 @@ def run_window(demo: bool = False) -> int:
         else:
             await window.startup()
         await closed.wait()
-        await window.session.close()
+        await window.shutdown()
 
     with loop:
         loop.run_until_complete(main())

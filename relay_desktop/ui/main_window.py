@@ -393,7 +393,8 @@ class MainWindow(QMainWindow):
         element_map = self.inspector.element_map
         if isinstance(event, ActionStarted) and event.action.element and element_map is not None:
             element = element_map.get(event.action.element)
-            name = element.name if element is not None else None
+            # The label's first part: "Network & internet", not its whole summary line.
+            name = element.name.split(" · ")[0] if element is not None else None
         text = spoken_text(event, name)
         if text is not None:
             self.speaker.say(text)
@@ -407,12 +408,20 @@ class MainWindow(QMainWindow):
         self.mirror_view.animate_cursor(cx + dx * span_x, cy + dy * span_y,
                                         swipe_from=(cx - dx * span_x, cy - dy * span_y))
 
+    async def shutdown(self) -> None:
+        """Stop the run, let go of the phone, and write the last of the history."""
+        await self.session.close()
+        await self.recorder.aclose()
+        if self.models is not None:
+            await self.models.aclose()
+            self.models = None
+
     def closeEvent(self, event: QCloseEvent) -> None:
         try:
             asyncio.get_running_loop()
         except RuntimeError:
             pass  # closed outside the app's loop (the loop is gone): nothing to schedule on another loop
         else:
-            self._spawn(self.session.close())
+            self._spawn(self.shutdown())
         self.sink.stop()
         super().closeEvent(event)

@@ -1,0 +1,199 @@
+"""A run in the window driven by a scripted model on the virtual phone: the log (steps, details, filter, copy,
+export), the stats, spoken progress, and Pause and Stop while the model is thinking. Qt offscreen."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import pytest
+import qasync
+from pytestqt.qtbot import QtBot
+
+from relay_desktop.agent.events import ActionStarted, PlanReceived, RunFinished, RunStateChanged
+from relay_desktop.llm.types import LLMRequest, Role
+from relay_desktop.sim.tasks import TASKS_BY_ID
+from relay_desktop.ui.main_window import MainWindow
+from relay_desktop.ui.speech import Speaker
+from tests.agent_fakes import ScriptedModels
+from tests.agent_scripts import wifi_agent
+from tests.conftest import AdbTestServer
+
+
+class FakeEngine:
+    """Stands in for QTextToSpeech, which the Essentials wheel does not ship."""
+
+    def __init__(self) -> None:
+        self.spoken: list[str] = []
+
+    def say(self, text: str) -> None:
+        self.spoken.append(text)
+
+    def stop(self) -> None:
+        pass
+
+
+@pytest.fixture
+def window(qtbot: QtBot, adb_server: AdbTestServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> MainWindow:
+    monkeypatch.setenv("RELAY_DESKTOP_HOME", str(tmp_path))
+    monkeypatch.setenv("RELAY_SCRCPY_SERVER_URL", "http://127.0.0.1:9/none")
+    monkeypatch.setattr("relay_desktop.mirror.provisioning.install_locations", lambda *a, **k: [])
+    main = MainWindow()
+    qtbot.addWidget(main)
+    main.show()
+    return main
+
+
+def test_a_scripted_run_fills_the_log_with_steps_details_and_stats(
+        window: MainWindow, qt_loop: qasync.QEventLoop, tmp_path: Path) -> None:
+    from PySide6.QtGui import QGuiApplication
+
+    finished: list[RunFinished] = []
+    started: list[ActionStarted] = []
+    window.bus.subscribe(lambda e: finished.append(e) if isinstance(e, RunFinished) else None)
+    window.bus.subscribe(lambda e: started.append(e) if isinstance(e, ActionStarted) else None)
+    window.speaker = Speaker(FakeEngine())
+    window.speaker.enabled = True
+
+    async def scenario() -> None:
+        assert await window.connect_device("virtual")
+        TASKS_BY_ID["wifi_on"].setup(window.session.service.phone)      # Wi-Fi off, Settings closed
+        window.models = ScriptedModels(wifi_agent)
+        window.panel.task.setPlainText("Turn on Wi-Fi")
+        window.panel.start.click()
+        while not finished:
+            await asyncio.sleep(0.05)
+        await window.shutdown()
+
+    qt_loop.run_until_complete(asyncio.wait_for(scenario(), 60))
+    assert finished[0].outcome == "success", finished[0].reason
+    log = window.log_view
+    steps = [i for i in range(log.tree.topLevelItemCount()) if log.tree.topLevelItem(i).text(0).startswith("── step")]
+    assert len(steps) == finished[0].steps >= 3
+    # Each step holds its plan and action lines; the plan expands into the prompt and the raw response.
+    first_step = log.tree.topLevelItem(steps[0])
+    children = [first_step.child(i).text(0) for i in range(first_step.childCount())]
+    assert children[0].startswith("Element map (") and any(c.startswith("plan (fake/fake-model") for c in children), \
+        children
+    plan = next(first_step.child(i) for i in range(first_step.childCount())
+                if first_step.child(i).text(0).startswith("plan ("))
+    details = {plan.child(i).text(0).split(" (")[0]: plan.child(i) for i in range(plan.childCount())}
+    assert {"Prompt", "Response"} <= set(details)
+    log.tree.setCurrentItem(details["Prompt"])
+    assert "Turn on Wi-Fi" in log.detail.toPlainText()
+    log.tree.setCurrentItem(details["Response"])
+    assert '"launch_app"' in log.detail.toPlainText()
+    log.tree.setCurrentItem(first_step.child(0))
+    assert "Settings" in log.detail.toPlainText()           # the launcher's element map names the app
+    # Filters: problems only hides the plan lines; text narrows to matching entries and their steps.
+    log.filter_kind.setCurrentText("Problems")
+    assert not any(line.startswith("plan (") for line in log.visible_lines())
+    log.filter_kind.setCurrentText("Everything")
+    log.filter_text.setText("launch_app")
+    visible = log.visible_lines()
+    assert any("launch_app Settings" in line for line in visible)
+    assert not any("tap " in line for line in visible)
+    log.filter_text.clear()
+    assert log.visible_lines() == log.lines()
+    # Copy takes what is shown; export writes everything with the details.
+    assert log.copy_to_clipboard() == QGuiApplication.clipboard().text()
+    assert "✔ success" in QGuiApplication.clipboard().text()
+    exported = log.export_to(tmp_path / "log.txt").read_text(encoding="utf-8")
+    assert "[Prompt (" in exported and "[Element map (" in exported and "Turn on Wi-Fi" in exported
+    # Stats, the cursor, and spoken progress naming the element tapped.
+    assert window.panel.stats["tokens"].text() not in ("–", "0")
+    assert window.panel.stats["step"].text() == f"{finished[0].steps} / 50"
+    assert window.status_llm.text().startswith("LLM ")
+    assert window.mirror_view.cursor.position is not None
+    spoken = list(window.speaker.said)
+    assert spoken[:2] == ["step 1: opening Settings", "step 2: tapping Network & internet"]
+    assert any(s.startswith("step ") and s.endswith("tapping Wi-Fi") for s in spoken), "\n".join([*spoken, *window.log_view.lines()])
+    assert spoken[-1] == "Task done."
+
+
+def _held_model(release: asyncio.Event, calls: list[float]) -> ScriptedModels:
+    """The Wi-Fi agent, except that its second fast call does not answer until released (a slow model)."""
+    def answer(role: Role, request: LLMRequest) -> object:
+        if role == "fast" and request.contract is not None and request.contract.name == "act":
+            calls.append(time.monotonic())
+            if len(calls) == 2:
+                async def later() -> object:
+                    await asyncio.wait_for(release.wait(), 30)
+                    return wifi_agent(role, request)
+                return later()
+        return wifi_agent(role, request)
+    return ScriptedModels(answer)  # type: ignore[arg-type]
+
+
+def test_stop_during_a_model_call_ends_the_run_at_once_and_sends_nothing_more(
+        window: MainWindow, qt_loop: qasync.QEventLoop) -> None:
+    release = asyncio.Event()
+    calls: list[float] = []
+    finished: list[RunFinished] = []
+    window.bus.subscribe(lambda e: finished.append(e) if isinstance(e, RunFinished) else None)
+
+    actions: list[float] = []
+    window.bus.subscribe(lambda e: actions.append(time.monotonic()) if isinstance(e, ActionStarted) else None)
+
+    async def scenario() -> float:
+        assert await window.connect_device("virtual")
+        phone = window.session.service.phone
+        TASKS_BY_ID["wifi_on"].setup(phone)
+        window.models = _held_model(release, calls)
+        window.panel.task.setPlainText("Turn on Wi-Fi")
+        window.panel.start.click()
+        while len(calls) < 2:
+            await asyncio.sleep(0.02)
+        screen = phone.focused_activity()
+        assert window.panel.stop.isEnabled()
+        pressed = time.monotonic()
+        window.panel.stop.click()
+        while not finished:
+            await asyncio.sleep(0.01)
+        took = time.monotonic() - pressed
+        release.set()                                        # the model answers late: nothing may act on it
+        await asyncio.sleep(0.3)
+        assert phone.focused_activity() == screen and not [t for t in actions if t >= pressed]
+        await window.shutdown()
+        return took
+
+    took = qt_loop.run_until_complete(asyncio.wait_for(scenario(), 60))
+    assert finished[0].outcome == "stopped"
+    assert took < 1.0, f"stop took {took:.2f} s"
+    assert window.panel.start.isEnabled() and not window.panel.stop.isEnabled()
+    assert not window.panel.pause.isEnabled()
+
+
+def test_pause_during_a_model_call_holds_after_it_and_resume_finishes_the_task(
+        window: MainWindow, qt_loop: qasync.QEventLoop) -> None:
+    release = asyncio.Event()
+    calls: list[float] = []
+    finished: list[RunFinished] = []
+    states: list[str] = []
+    plans: list[PlanReceived] = []
+    window.bus.subscribe(lambda e: finished.append(e) if isinstance(e, RunFinished) else None)
+    window.bus.subscribe(lambda e: states.append(e.state) if isinstance(e, RunStateChanged) else None)
+    window.bus.subscribe(lambda e: plans.append(e) if isinstance(e, PlanReceived) else None)
+
+    async def scenario() -> None:
+        assert await window.connect_device("virtual")
+        TASKS_BY_ID["wifi_on"].setup(window.session.service.phone)
+        window.models = _held_model(release, calls)
+        window.panel.task.setPlainText("Turn on Wi-Fi")
+        window.panel.start.click()
+        while len(calls) < 2:
+            await asyncio.sleep(0.02)
+        window.panel.pause.click()
+        assert states[-1] == "paused" and window.panel.resume.isEnabled() and not window.panel.pause.isEnabled()
+        release.set()
+        await asyncio.sleep(0.5)
+        assert len(calls) == 2 and not finished, "the agent went on while paused"
+        window.panel.resume.click()
+        while not finished:
+            await asyncio.sleep(0.05)
+        await window.shutdown()
+
+    qt_loop.run_until_complete(asyncio.wait_for(scenario(), 60))
+    assert finished[0].outcome == "success"
+    assert "running" in states[states.index("paused"):]
