@@ -152,6 +152,7 @@ async def test_bad_input_arguments_fail_with_the_phone_output(adb_server: AdbTes
 async def test_device_vanishing_mid_command_is_a_disconnect_not_a_hang(adb_server: AdbTestServer,
                                                                        sim: VirtualPhoneService) -> None:
     device = await adb_server.server().device(sim.serial)
+    device.reconnect_timeout = 0.5    # how long a command waits for a phone to come back (see the fault matrix)
     running = asyncio.create_task(device.shell("sleep 30", timeout=40))
     await asyncio.sleep(0.5)
     sim.transport.accepting = False

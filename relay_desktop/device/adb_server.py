@@ -3,6 +3,10 @@
 Honours the same environment as Google's tools: ``ADB`` (path of the adb binary),
 ``ANDROID_ADB_SERVER_ADDRESS`` / ``ANDROID_ADB_SERVER_PORT`` (a local or remote server) and
 ``ANDROID_SERIAL`` (the default device). adbutils is blocking, so every call runs in a thread.
+
+A server is started only by :meth:`AdbServer.ensure_running`, with its own port: adbutils' habit of running a
+plain ``adb start-server`` when it cannot connect would start a second server on the default port (or on
+whatever ``$ANDROID_ADB_SERVER_PORT`` says) instead of restarting the one this handle talks to.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ import logging
 import os
 import shutil
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import adbutils
 
@@ -87,6 +91,28 @@ def find_adb() -> str:
     raise AdbServerError("no adb binary found: reinstall relay-desktop (its adbutils wheel ships adb) or set ADB")
 
 
+class _Connection(adbutils.AdbConnection):
+    def _safe_connect(self) -> Any:
+        return self._create_socket()  # no `adb start-server` on the default port behind our back
+
+
+class _Client(adbutils.AdbClient):
+    """An adbutils client that never starts a server itself (see the module notes)."""
+
+    def __init__(self, host: str, port: int, socket_timeout: float) -> None:
+        super().__init__(host=host, port=port, socket_timeout=socket_timeout)
+        self._timeout = socket_timeout
+
+    def make_connection(self, timeout: float | None = None) -> adbutils.AdbConnection:
+        try:
+            conn = _Connection(self.host, self.port)
+        except TimeoutError as exc:
+            raise adbutils.AdbTimeout("connect to adb server timeout") from exc
+        if timeout or self._timeout:
+            conn.conn.settimeout(timeout or self._timeout)
+        return conn
+
+
 class AdbServer:
     """A handle on one adb server (local by default; remote with host/port)."""
 
@@ -96,7 +122,7 @@ class AdbServer:
         self.host = host or env_host or "127.0.0.1"
         self.port = int(port or os.environ.get("ANDROID_ADB_SERVER_PORT") or DEFAULT_PORT)
         self._adb_path = adb_path
-        self.client = adbutils.AdbClient(host=self.host, port=self.port, socket_timeout=socket_timeout)
+        self.client: adbutils.AdbClient = _Client(self.host, self.port, socket_timeout)
 
     def __repr__(self) -> str:
         return f"AdbServer({self.host}:{self.port})"

@@ -2,6 +2,14 @@
 
 Shell commands go over the shell v2 protocol, so exit codes are real and a connection that drops
 mid-command is noticed (no exit packet) instead of looking like a short, successful output.
+
+A phone that drops off the bus for a moment (a cable wiggle, Wi-Fi roaming, the adb server killed and
+restarted) does not end what is running: a command that fails because the phone is unreachable waits up to
+``reconnect_timeout`` for it to come back — restarting a local adb server that died and reconnecting a network
+phone the new server does not know — and is then sent again. Only commands that read are sent again after a
+drop *during* the command; one that changes the phone (a tap, typed text) may already have happened, so it
+fails with :class:`CommandInterruptedError` instead. Subscribers (:meth:`Device.subscribe_notices`) are told
+in words when the connection was lost and found again.
 """
 
 from __future__ import annotations
@@ -11,7 +19,8 @@ import io
 import logging
 import re
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import adbutils
 from PIL import Image, UnidentifiedImageError
@@ -19,10 +28,15 @@ from PIL import Image, UnidentifiedImageError
 from relay_desktop.device import app_labels
 from relay_desktop.device.adb_server import call
 from relay_desktop.device.errors import (
+    AdbServerError,
     AppNotFoundError,
     CommandFailedError,
+    CommandInterruptedError,
     DeviceDisconnectedError,
     DeviceError,
+    DeviceNotFoundError,
+    DeviceOfflineError,
+    DeviceUnauthorizedError,
     HierarchyDumpError,
 )
 from relay_desktop.device.models import AppInfo, CurrentApp, DeviceContext, ShellResult
@@ -33,7 +47,9 @@ if TYPE_CHECKING:
     from relay_desktop.device.adb_server import AdbServer
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
+RECONNECT_TIMEOUT_S = 8.0
 DUMP_PATH = "/data/local/tmp/relay_window_dump.xml"
 APPS_TTL_SECONDS = 300.0
 _FOCUS = re.compile(r"mCurrentFocus=Window\{\S+ \S+ (?P<pkg>[^\s/}]+)/(?P<act>[^\s}]+)\}")
@@ -45,20 +61,121 @@ _COMPONENT = re.compile(r"^\s*(?P<pkg>[A-Za-z][\w.]*)/(?P<act>[\w.$]+)\s*$", re.
 
 
 class Device:
-    def __init__(self, server: AdbServer, serial: str, command_timeout: float = 30.0) -> None:
+    def __init__(self, server: AdbServer, serial: str, command_timeout: float = 30.0,
+                 reconnect_timeout: float = RECONNECT_TIMEOUT_S) -> None:
         self.server = server
         self.serial = serial
         self.command_timeout = command_timeout
+        self.reconnect_timeout = reconnect_timeout   # 0: fail at once when the phone is unreachable
         self._adb = server.client.device(serial)
         self._apps: tuple[float, list[AppInfo]] | None = None
         self._size: tuple[int, int] | None = None
+        self._recovering: asyncio.Lock | None = None
+        self._recovered_at = float("-inf")
+        self._listeners: list[Callable[[str], None]] = []
 
     def __repr__(self) -> str:
         return f"Device({self.serial!r})"
 
+    # ------------------------------------------------------------ connection
+
+    def subscribe_notices(self, callback: Callable[[str], None]) -> Callable[[], None]:
+        """Call ``callback`` (on the event loop) with a sentence whenever the connection was lost and recovered;
+        returns the function that unsubscribes it."""
+        self._listeners.append(callback)
+        return lambda: self._listeners.remove(callback) if callback in self._listeners else None
+
+    def _notify(self, message: str) -> None:
+        log.warning("%s", message)
+        for callback in list(self._listeners):
+            try:
+                callback(message)
+            except Exception:
+                log.exception("notice subscriber %r failed", callback)
+
+    async def _run(self, fn: Callable[[], T], *, timeout: float, command: str, replay: bool) -> T:
+        """``call`` with the recovery described in the module notes; ``replay``: safe to send twice."""
+        try:
+            return await call(fn, serial=self.serial, timeout=timeout)
+        except DeviceUnauthorizedError:
+            raise
+        except (AdbServerError, DeviceNotFoundError, DeviceOfflineError, DeviceDisconnectedError) as exc:
+            if not self.reconnect_timeout:
+                raise
+            if isinstance(exc, DeviceDisconnectedError) and not replay:
+                raise CommandInterruptedError(command, self.serial) from exc
+            await self.wait_until_back(exc)
+        return await call(fn, serial=self.serial, timeout=timeout)
+
+    async def wait_until_back(self, cause: DeviceError | None = None) -> None:
+        """Wait (up to ``reconnect_timeout``) until adb lists the phone as ready again: restart a local adb
+        server that is gone, and ``adb connect`` a network phone the server no longer lists. Raises
+        :class:`DeviceDisconnectedError` naming the phone when it does not come back."""
+        if self._recovering is None:
+            self._recovering = asyncio.Lock()
+        loop = asyncio.get_running_loop()
+        asked = loop.time()
+        async with self._recovering:
+            if self._recovered_at >= asked:
+                return  # commands that failed together share one recovery: another one just did it
+            started = loop.time()
+            checks = 0
+            deadline = started + max(self.reconnect_timeout, 0.0)
+            done: list[str] = []
+            server_error: DeviceError | None = None
+            next_connect = started
+            while True:
+                state: str | None = None
+                try:
+                    state = next((d.state for d in await self.server.devices() if d.serial == self.serial), None)
+                    server_error = None
+                except DeviceError as exc:
+                    server_error = exc
+                    if self.server.is_local and "restarted the adb server" not in done:
+                        try:
+                            await self.server.ensure_running(timeout=max(1.0, deadline - loop.time()))
+                            done.append("restarted the adb server")
+                            checks += 1
+                            continue
+                        except DeviceError as start_error:
+                            server_error = start_error
+                checks += 1
+                if state == "device":
+                    self._recovered_at = loop.time()
+                    if checks > 1:
+                        how = f" ({', '.join(done)})" if done else ""
+                        self._notify(f"The connection to {self.serial} was lost ({cause or 'no answer'}); it is back "
+                                     f"after {loop.time() - started:.1f} s{how}.")
+                    return
+                if state == "unauthorized":
+                    raise DeviceUnauthorizedError(self.serial)
+                if state is None and server_error is None and _network_serial(self.serial) and \
+                        loop.time() >= next_connect:
+                    next_connect = loop.time() + 1.0
+                    try:
+                        await self.server.connect(self.serial, timeout=max(0.5, min(3.0, deadline - loop.time())))
+                        if "reconnected over the network" not in done:
+                            done.append("reconnected over the network")
+                    except DeviceError as exc:
+                        log.debug("adb connect %s: %s", self.serial, exc)
+                if loop.time() >= deadline:
+                    if server_error is not None:
+                        what = "stopped and could not be restarted" if self.server.is_local else \
+                            f"at {self.server.host}:{self.server.port} does not answer"
+                        raise DeviceDisconnectedError(
+                            f"{self.serial} is unreachable: the adb server {what} ({server_error})") from cause
+                    seen = f"it is {state}" if state else "adb does not list it"
+                    raise DeviceDisconnectedError(
+                        f"{self.serial} was disconnected and did not come back within {self.reconnect_timeout:g} s "
+                        f"({seen}): check the USB cable or Wi-Fi connection, then start again") from cause
+                await asyncio.sleep(0.2)
+
     # ------------------------------------------------------------ shell
 
-    async def shell(self, command: str, *, timeout: float | None = None, check: bool = False) -> ShellResult:
+    async def shell(self, command: str, *, timeout: float | None = None, check: bool = False,
+                    idempotent: bool = False) -> ShellResult:
+        """Run a shell command. ``idempotent``: it only reads, so it may be sent again after the connection
+        dropped while it ran (otherwise that is a :class:`CommandInterruptedError`)."""
         limit = timeout or self.command_timeout
 
         def run() -> ShellResult:
@@ -66,13 +183,14 @@ class Device:
             return ShellResult(command, raw.returncode, raw.stdout.decode(errors="replace"),
                                raw.stderr.decode(errors="replace"))
 
-        result = await call(run, serial=self.serial, timeout=limit + 2)
+        result = await self._run(run, timeout=limit + 2, command=command, replay=idempotent)
         if check and result.exit_code != 0:
             raise CommandFailedError(command, result.output, result.exit_code)
         return result
 
     async def exec_out(self, command: str, *, timeout: float | None = None) -> bytes:
-        """Raw stdout of ``exec:`` (binary-safe, no shell protocol), like ``adb exec-out``."""
+        """Raw stdout of ``exec:`` (binary-safe, no shell protocol), like ``adb exec-out``. Only for commands
+        that read (they are sent again after a dropped connection)."""
         limit = timeout or self.command_timeout
 
         def run() -> bytes:
@@ -81,7 +199,7 @@ class Device:
                 conn.check_okay()
                 return conn.read_until_close(encoding=None)  # type: ignore[return-value]
 
-        return await call(run, serial=self.serial, timeout=limit + 2)
+        return await self._run(run, timeout=limit + 2, command=command, replay=True)
 
     async def open_socket(self, name: str, timeout: float = 10.0) -> Any:
         """A blocking connection to the device's ``localabstract:NAME`` socket, straight through adbd (no port
@@ -101,15 +219,17 @@ class Device:
         return await call(start, serial=self.serial, timeout=self.command_timeout)
 
     async def push(self, local: str, remote: str) -> None:
-        await call(lambda: self._adb.sync.push(local, remote), serial=self.serial, timeout=120)
+        await self._run(lambda: self._adb.sync.push(local, remote), timeout=120, command=f"push {remote}",
+                        replay=True)
 
     async def pull(self, remote: str, local: str) -> None:
-        await call(lambda: self._adb.sync.pull(remote, local), serial=self.serial, timeout=120)
+        await self._run(lambda: self._adb.sync.pull(remote, local), timeout=120, command=f"pull {remote}",
+                        replay=True)
 
     # ------------------------------------------------------------ screen
 
     async def screen_size(self) -> tuple[int, int]:
-        result = await self.shell("wm size", check=True)
+        result = await self.shell("wm size", check=True, idempotent=True)
         match = re.search(r"Override size: (\d+)x(\d+)", result.stdout) or \
             re.search(r"Physical size: (\d+)x(\d+)", result.stdout)
         if not match:
@@ -134,7 +254,7 @@ class Device:
         command = f"uiautomator dump {DUMP_PATH} && cat {DUMP_PATH}"
         output = ""
         for attempt in range(retries + 1):
-            result = await self.shell(command, timeout=max(self.command_timeout, 20))
+            result = await self.shell(command, timeout=max(self.command_timeout, 20), idempotent=True)
             output = result.output
             start, end = result.stdout.find("<?xml"), result.stdout.rfind("</hierarchy>")
             if "ERROR" not in output and start != -1 and end != -1:
@@ -184,10 +304,10 @@ class Device:
         if not refresh and self._apps is not None and time.monotonic() - self._apps[0] < APPS_TTL_SECONDS:
             return self._apps[1]
         result = await self.shell("cmd package query-activities --brief -a android.intent.action.MAIN "
-                                  "-c android.intent.category.LAUNCHER")
+                                  "-c android.intent.category.LAUNCHER", idempotent=True)
         packages = sorted({m.group("pkg") for m in _COMPONENT.finditer(result.stdout)})
         if not packages:  # older Androids lack query-activities: fall back to every package
-            listed = await self.shell("pm list packages", check=True)
+            listed = await self.shell("pm list packages", check=True, idempotent=True)
             packages = sorted(line.removeprefix("package:").strip()
                               for line in listed.stdout.splitlines() if line.startswith("package:"))
         apps = [AppInfo(p, app_labels.label_for(p)) for p in packages]
@@ -212,23 +332,25 @@ class Device:
                 names = ", ".join(f"{a.label} ({a.package})" for a in matches[:5])
                 raise AppNotFoundError(f"'{query}' matches several apps: {names}")
         if "." in query and " " not in query:
-            check = await self.shell(f"pm path {shell_quote(query)}")
+            check = await self.shell(f"pm path {shell_quote(query)}", idempotent=True)
             if check.exit_code == 0 and "package:" in check.stdout:
                 return query
         raise AppNotFoundError(f"no installed app is called '{query}'")
 
     async def launch_app(self, name_or_package: str) -> str:
         package = await self.resolve_app(name_or_package)
-        result = await self.shell(f"monkey -p {shell_quote(package)} -c android.intent.category.LAUNCHER 1")
+        # Idempotent: starting the app in front again only brings it to the front.
+        result = await self.shell(f"monkey -p {shell_quote(package)} -c android.intent.category.LAUNCHER 1",
+                                  idempotent=True)
         if result.exit_code != 0 or "No activities found" in result.output:
             raise AppNotFoundError(f"{package} has no launcher activity")
         return package
 
     async def current_app(self) -> CurrentApp | None:
-        result = await self.shell("dumpsys window windows")
+        result = await self.shell("dumpsys window windows", idempotent=True)
         match = _FOCUS.search(result.stdout) or _FOCUSED_APP.search(result.stdout)
         if match is None:
-            result = await self.shell("dumpsys activity activities")
+            result = await self.shell("dumpsys activity activities", idempotent=True)
             match = _RESUMED.search(result.stdout)
         if match is None:
             return None
@@ -237,16 +359,16 @@ class Device:
     # ------------------------------------------------------------ context
 
     async def properties(self) -> dict[str, str]:
-        result = await self.shell("getprop", check=True)
+        result = await self.shell("getprop", check=True, idempotent=True)
         return {m.group("key"): m.group("value") for m in _PROP.finditer(result.stdout)}
 
     async def keyboard_shown(self) -> bool:
-        result = await self.shell("dumpsys input_method")
+        result = await self.shell("dumpsys input_method", idempotent=True)
         return "mInputShown=true" in result.stdout or "mIsInputViewShown=true" in result.stdout
 
     async def device_context(self) -> DeviceContext:
         props, size, density, keyboard, app = await asyncio.gather(
-            self.properties(), self.screen_size(), self.shell("wm density"), self.keyboard_shown(),
+            self.properties(), self.screen_size(), self.shell("wm density", idempotent=True), self.keyboard_shown(),
             self.current_app())
         dpi = re.search(r"(?:Override|Physical) density: (\d+)", density.stdout)
         sdk = props.get("ro.build.version.sdk", "0")
@@ -270,6 +392,12 @@ class Device:
         except DeviceError:
             return None
         return next((d.state for d in devices if d.serial == self.serial), None)
+
+
+def _network_serial(serial: str) -> bool:
+    """``HOST:PORT`` (a phone reached with ``adb connect``), not a USB serial or ``emulator-5554``."""
+    host, _, port = serial.rpartition(":")
+    return bool(host) and port.isdigit()
 
 
 def _decode_png(data: bytes) -> Image.Image:

@@ -48,6 +48,17 @@ class CommandFailedError(DeviceError):
         self.exit_code = exit_code
 
 
+class CommandInterruptedError(CommandFailedError, DeviceDisconnectedError):
+    """The connection dropped while a command that changes the phone (a tap, typed text) was running: it may or
+    may not have happened, so it is not sent again. The connection itself is recovered by the next command."""
+
+    def __init__(self, command: str, serial: str) -> None:
+        super().__init__(command, "connection lost")
+        self.args = (f"`{command}` was interrupted: the connection to {serial} dropped while it ran, so it may or "
+                     "may not have taken effect",)
+        self.serial = serial
+
+
 class HierarchyDumpError(CommandFailedError):
     """``uiautomator dump`` kept failing (usually: the screen never stopped animating)."""
 
