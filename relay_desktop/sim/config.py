@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 
@@ -31,12 +32,21 @@ PROFILES = {p.name: p for p in (INSTANT, REALISTIC)}
 
 @dataclass
 class Faults:
-    """Switches a test flips to make the phone misbehave the way real phones do."""
+    """Switches a test flips to make the phone misbehave the way real phones do.
+
+    Faults that are events rather than states are methods: ``VirtualPhoneService.unplug()`` / ``replug()`` (the
+    cable pulled and put back), ``VirtualPhone.rotate()`` (the phone turned), ``VirtualPhone.kill_scrcpy_servers()``
+    (the mirror's server dies on the phone). ``before_command`` fires any of them at an exact moment.
+    """
 
     # Fail every dump while the screen animates (see VirtualPhone.animate_for), like uiautomator does.
     dump_fails_while_animating: bool = False
     # Fail the next N dumps with the idle-state error regardless of animation.
     dump_failures: int = 0
+    # Called with the text of every shell or exec command the phone receives, before it runs (awaited when it
+    # returns an awaitable): pull the cable on "input tap", kill the adb server during "screencap", turn the
+    # phone before a dump. The command then runs as usual, if the phone is still there to run it.
+    before_command: Callable[[str], Awaitable[None] | None] | None = None
 
 
 @dataclass

@@ -58,6 +58,7 @@ class VirtualPhone:
         self.java_mains: dict[str, Callable[..., Any]] = {}
         from relay_desktop.sim import scrcpy_server  # the simulated scrcpy server is a Java main like any other
 
+        self.scrcpy_killers: set[Callable[[], None]] = set()   # one per running scrcpy server
         scrcpy_server.install(self)
         self.clipboard = ""
         self.physical_size = (self.config.width, self.config.height)
@@ -97,7 +98,27 @@ class VirtualPhone:
 
     @property
     def display_size(self) -> tuple[int, int]:
-        return self.size_override or self.physical_size
+        """The screen as apps see it now: the override (``wm size``) or the panel, turned with the phone."""
+        width, height = self.size_override or self.physical_size
+        return (height, width) if self.rotation % 2 else (width, height)
+
+    def rotate(self, rotation: int) -> None:
+        """Turn the phone: 0 portrait, 1 landscape (90°), 2 upside down, 3 landscape (270°). As on Android, the
+        screenshot, the UI dump and input coordinates follow the new orientation; ``wm size`` still reports the
+        panel's natural size, and ``dumpsys window displays`` / ``dumpsys display`` the turned one."""
+        if rotation not in (0, 1, 2, 3):
+            raise ValueError(f"rotation must be 0, 1, 2 or 3 (quarter turns), not {rotation!r}")
+        if rotation != self.rotation:
+            self.rotation = rotation
+            self.invalidate()
+
+    def kill_scrcpy_servers(self) -> int:
+        """The scrcpy servers running on the phone die at once (the low-memory killer, ``pkill app_process``):
+        their sockets close and their shells end. Returns how many there were."""
+        killers = list(self.scrcpy_killers)
+        for kill in killers:
+            kill()
+        return len(killers)
 
     @property
     def dark_theme(self) -> bool:
@@ -194,6 +215,11 @@ class VirtualPhone:
     # ------------------------------------------------------------ shell (the ADB transport's entry point)
 
     async def run_shell(self, command: str, io: ProcessIO) -> int:
+        hook = self.faults.before_command
+        if hook is not None:
+            pending = hook(command)
+            if pending is not None:
+                await pending
         return await self.shell.run(command, io)
 
     # ------------------------------------------------------------ input (delegated; see input_dispatch.py)

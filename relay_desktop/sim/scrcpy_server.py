@@ -136,7 +136,9 @@ class ScrcpyServer:
         finally:
             unregister()
         by_kind = dict(zip(wanted, sockets, strict=True))
-        tasks: list[asyncio.Future[None]] = []
+        killed = asyncio.Event()  # VirtualPhone.kill_scrcpy_servers(): the process dies, its sockets close
+        self.phone.scrcpy_killers.add(killed.set)
+        tasks: list[asyncio.Future[None]] = [asyncio.ensure_future(killed.wait())]
         try:
             await sockets[0].write(encode_device_name(self.phone.config.model))
             if "audio" in by_kind:
@@ -154,12 +156,13 @@ class ScrcpyServer:
                 if task.exception() is not None and not isinstance(task.exception(), ConnectionError):
                     log.debug("scrcpy server task ended: %r", task.exception())
         finally:
+            self.phone.scrcpy_killers.discard(killed.set)
             for task in tasks:      # the phone stopping (this coroutine cancelled) ends the streams too
                 task.cancel()
             finished.set()
             for stream in sockets:
                 stream.close()
-        return 0
+        return 137 if killed.is_set() else 0  # 128 + SIGKILL, as the shell reports a killed process
 
     # ------------------------------------------------------------ video
 

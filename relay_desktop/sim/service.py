@@ -54,6 +54,16 @@ class VirtualPhoneService:
             if wait_ready:
                 await self.adb.wait_for_state(self.serial, "device", timeout=15)
 
+    def unplug(self) -> None:
+        """Pull the cable: every connection to the adb server drops at once and new ones are refused, so adb
+        lists the phone as offline (a network phone: it keeps trying to reconnect)."""
+        self.transport.accepting = False
+        self.transport.drop_connections()
+
+    def replug(self) -> None:
+        """Put the cable back: adb's next reconnect attempt finds the phone again (within about a second)."""
+        self.transport.accepting = True
+
     async def stop(self) -> None:
         if self.adb is not None and self._connected:
             try:

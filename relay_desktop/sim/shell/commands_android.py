@@ -153,8 +153,7 @@ async def wm(ctx: CommandContext) -> int:
     if sub == "user-rotation" and len(args) >= 2:
         rotation = args[-1]
         if rotation.isdigit() and int(rotation) < 4:
-            phone.rotation = int(rotation)
-            invalidate(phone)
+            phone.rotate(int(rotation))
         return 0
     await ctx.print(f"Unknown command: {sub}")
     return 255
