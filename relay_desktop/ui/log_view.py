@@ -124,6 +124,7 @@ class LogView(QWidget):
         self.tree.setSelectionMode(QTreeWidget.SelectionMode.ExtendedSelection)
         self.detail = QPlainTextEdit(self)
         self.detail.setReadOnly(True)
+        self.detail.setTabChangesFocus(True)
         self.detail.setAccessibleName("The selected log entry in full")
         self.detail.setPlaceholderText("Select an entry to read it in full; expand a plan for its prompt and "
                                        "response, a step for its element map.")

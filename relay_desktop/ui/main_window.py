@@ -94,6 +94,7 @@ class MainWindow(QMainWindow):
         inspect_layout.addWidget(self.refresh)
         inspect_layout.addWidget(self.inspector, 1)
         self.tabs = QTabWidget(self)
+        self.tabs.setAccessibleName("Task, inspector and history")
         self.tabs.addTab(run_tab, "&Task")
         self.tabs.addTab(inspect_tab, "&Inspect")
         self.store = RunStore()

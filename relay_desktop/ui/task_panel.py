@@ -31,6 +31,7 @@ class TaskPanel(QWidget):
         self.task.setPlaceholderText('What should the agent do? e.g. "Turn on Wi-Fi"  (Ctrl+Enter to start)')
         self.task.setAccessibleName("Task")
         self.task.setMaximumHeight(90)
+        self.task.setTabChangesFocus(True)      # Tab leaves the box (keyboard reach); tasks need no tab characters
         self.start = QPushButton("&Start", self)
         self.pause = QPushButton("&Pause", self)
         self.resume = QPushButton("&Resume", self)
