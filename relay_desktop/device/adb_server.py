@@ -139,8 +139,11 @@ class AdbServer:
 
     async def run_adb(self, *args: str, timeout: float = 30.0) -> str:
         """Run the adb command line against this server; returns stdout, raises AdbServerError."""
+        # adb refuses to start a server for an explicit -H ("cannot start server on remote host"), even
+        # 127.0.0.1: name the host only when it is another computer.
+        where = ("-P", str(self.port)) if self.is_local else ("-H", self.host, "-P", str(self.port))
         proc = await asyncio.create_subprocess_exec(
-            self.adb_path, "-H", self.host, "-P", str(self.port), *args,
+            self.adb_path, *where, *args,
             stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
         try:
             out, err = await asyncio.wait_for(proc.communicate(), timeout)
