@@ -41,6 +41,8 @@ def register(commands: Any) -> None:
     where.add_argument("--sim", action="store_true", help="use a built-in virtual phone")
     add_model_options(run)
     run.add_argument("--max-steps", type=int, default=50, help="give up after this many steps (default 50)")
+    run.add_argument("--pace", type=float, default=0.0, metavar="SECONDS",
+                     help="make each step last at least this long, so a person can follow (default 0: full speed)")
     run.add_argument("--json", action="store_true", help="print events as JSON lines instead of a readable log")
     run.add_argument("--yes", action="store_true",
                      help="allow sensitive actions (send, pay, delete, install) without asking")
@@ -82,7 +84,10 @@ def models_from_args(args: argparse.Namespace, keys: KeyStore | None = None) -> 
     if not names:
         names = [n for n in BUILTIN if keys.keys(n)]
         if not names:
-            return None, "rule-based fallback planner (no API key found: see `relay-desktop check-provider`)"
+            status = keys.status()  # a locked or missing keyring hides the keys saved in it: say so
+            why = "see `relay-desktop check-provider`" if status.available else \
+                f"{status.message} For this command: set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY"
+            return None, f"rule-based fallback planner (no API key found: {why})"
     # A name that is not a built-in provider is an OpenAI-compatible server at --base-url.
     providers = {n: builtin_provider(n, args.base_url if n not in BUILTIN or len(names) == 1 else None)
                  for n in names}
@@ -147,7 +152,9 @@ async def _run_task(args: argparse.Namespace) -> int:
 
     out = EventPrinter(json_lines=args.json)
     try:
-        settings = AgentSettings(max_steps=args.max_steps, screenshots=not args.no_screenshots,
+        if args.pace < 0:
+            raise ValueError("--pace cannot be negative")
+        settings = AgentSettings(max_steps=args.max_steps, screenshots=not args.no_screenshots, pace_s=args.pace,
                                  shell_allowed=tuple(p.strip() for p in args.allow_shell if p.strip()))
         llm, which = models_from_args(args)
     except ValueError as exc:
@@ -161,10 +168,8 @@ async def _run_task(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 1
     bus = EventBus()
-    agent_ref: list[Any] = []
-    # Retries, key rotation and fallbacks show in the run's log (and history), not only on the terminal.
-    router = ModelRouter(llm, on_event=lambda e: agent_ref[0].log(f"{e.kind}: {e.message}", "warning")) \
-        if llm is not None else None
+    # Retries, key rotation and fallbacks reach the run's log (and history) through the orchestrator.
+    router = ModelRouter(llm) if llm is not None else None
     bus.subscribe(out.print_event)
     recorder = RunRecorder(RunStore())
     detach = recorder.attach(bus)
@@ -180,7 +185,6 @@ async def _run_task(args: argparse.Namespace) -> int:
                          handlers=TerminalHandlers(args.yes, out.line),
                          knowledge=AppKnowledgeCache(models=router) if router is not None else None,
                          describe_models=llm.to_dict() if llm is not None else {"planner": "fallback"})
-    agent_ref.append(agent)
     task = asyncio.ensure_future(agent.run(args.task))
     _stop_on_interrupt(task, agent)
     try:

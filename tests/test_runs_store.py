@@ -132,7 +132,11 @@ async def test_a_full_disk_stops_the_history_not_the_run(tmp_path: Path, monkeyp
     for event in events:
         bus.emit(event)  # type: ignore[arg-type]
     await asyncio.wait_for(recorder.aclose(), 10)
-    assert len(seen) == len(events)                  # every event still reached every other subscriber
+    assert seen[:len(events)] == events              # every event still reached every other subscriber...
+    told = seen[len(events):]                        # ...and the people watching were told once, at once
+    assert [(e.level, e.message) for e in told if isinstance(e, LogLine)] == [
+        ("error", "Run history is not being saved from now on (OSError: [Errno 28] No space left on device); "
+                  "the run goes on.")] and len(told) == 1
     assert recorder.error == "OSError: [Errno 28] No space left on device"
 
 

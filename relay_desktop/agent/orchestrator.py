@@ -47,6 +47,7 @@ from relay_desktop.agent.verifiers import CompletionVerifier, ProgressChecker
 from relay_desktop.device.errors import DeviceError
 from relay_desktop.llm.costs import CostMeter
 from relay_desktop.llm.errors import AllProvidersFailed, InvalidOutput, LLMError
+from relay_desktop.llm.router import LLMEvent, reporting_to
 from relay_desktop.llm.types import ImagePart, LLMRequest, Message
 from relay_desktop.perception import (
     ElementMap,
@@ -112,7 +113,8 @@ class Orchestrator:
         self.task = task
         outcome: Outcome
         try:
-            outcome, reason = await self._run_checked(task)
+            with reporting_to(self._llm_event):  # the run's own retries and fallbacks, in its log
+                outcome, reason = await self._run_checked(task)
         except RunFinishedSignal as signal:
             outcome, reason = signal.outcome, signal.reason
         except (RunStopped, asyncio.CancelledError):
@@ -138,6 +140,9 @@ class Orchestrator:
                               output_tokens=usage.output_tokens, cost_usd=result.cost_usd))
         self.control.finished()
         return result
+
+    def _llm_event(self, event: LLMEvent) -> None:
+        self.log(event.message, "warning")
 
     async def _run_checked(self, task: str) -> tuple[Outcome, str]:
         if not task:
@@ -292,8 +297,7 @@ class Orchestrator:
                 self.conversation.add(Message.user(f"Your last answer could not be used: {exc}. Answer with "
                                                    "the act tool and valid steps."))
                 return None
-            self.fallback_mode = True
-            self.log(f"Every model failed ({exc}); the rule-based fallback planner takes over.", "warning")
+            self._without_models(exc)
             return await self._plan(observation, diff_text, notes)
         try:
             plan = parse_plan(response.data or {}, shell=bool(shell))
@@ -311,6 +315,16 @@ class Orchestrator:
         self.conversation.add(Message.assistant(json.dumps(plan.to_json(), ensure_ascii=False)))
         self.plan_latency_s = response.latency_s
         return plan
+
+    def _without_models(self, exc: LLMError) -> None:
+        """Every model failed: the rule-based planner drives the rest of the run, and no model is asked anything
+        more (planning, progress, completion), since each question would wait out the same timeouts or errors."""
+        self.fallback_mode = True
+        self.completion = None
+        self.coordinator.planner = self.coordinator.checker = None
+        self.coordinator.cancel()
+        self.log(f"Every model failed ({exc}); the rule-based fallback planner takes over for the rest of the run.",
+                 "warning")
 
     def verification(self, check: str, ok: bool, reason: str) -> None:
         self.emit(Verification(run_id=self.run_id, step=self.iteration, check=check, ok=ok, reason=reason))

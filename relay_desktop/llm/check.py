@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 
 from relay_desktop.llm.config import DEFAULT_MODELS, ProviderSettings
 from relay_desktop.llm.errors import LLMError, RateLimited
-from relay_desktop.llm.keys import ApiKey, KeyStore, no_key_error
+from relay_desktop.llm.keys import ApiKey, KeyStore
 from relay_desktop.llm.providers import Provider, create_provider
 from relay_desktop.llm.types import LLMRequest, Message, OutputMode
 
@@ -38,7 +38,7 @@ async def check_provider(settings: ProviderSettings, model: str | None = None, k
     found: list[ApiKey | None] = list(await store.akeys(settings.name))
     if not found:
         if settings.needs_key:
-            error = no_key_error(settings.name)
+            error = await store.amissing_key_error(settings.name)
             return [CheckResult(False, error.status_word, str(error), settings.name, model)]
         found = [None]
     provider = create_provider(replace(settings, timeout=min(settings.timeout, timeout)))

@@ -291,6 +291,18 @@ class KeyStore:
         values = _typed_keys(keys)
         self._session[provider] = values
 
+    def missing_key_error(self, provider: str) -> NoApiKey:
+        """What to tell a user who has no key for `provider`, and why the keyring did not supply one when it
+        cannot be used (locked, absent, a plain file): the keys they saved may be there, out of reach."""
+        error = no_key_error(provider)
+        status = self.status()
+        if status.available:
+            return error
+        return NoApiKey(f"{error} {status.message}", provider=provider)
+
+    async def amissing_key_error(self, provider: str) -> NoApiKey:
+        return await asyncio.to_thread(self.missing_key_error, provider)
+
     async def akeys(self, provider: str) -> list[ApiKey]:
         return await asyncio.to_thread(self.keys, provider)
 

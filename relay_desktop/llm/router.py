@@ -9,11 +9,13 @@ Cancelling the awaiting task aborts whatever HTTP request is in flight.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import random
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Literal
 
@@ -50,6 +52,24 @@ class LLMEvent:
     model: str
     message: str
     delay_s: float = 0.0
+
+
+LLMListener = Callable[[LLMEvent], None]
+_listeners: ContextVar[tuple[LLMListener, ...]] = ContextVar("relay_llm_listeners", default=())
+
+
+@contextlib.contextmanager
+def reporting_to(listener: LLMListener) -> Iterator[None]:
+    """Also hand `listener` the events of every model call made in this context, and in tasks started from it.
+
+    A run wraps itself in this so its own retries, key rotations and fallbacks reach its log, whichever router
+    serves it and whoever else (another run, the settings window) shares that router.
+    """
+    token = _listeners.set((*_listeners.get(), listener))
+    try:
+        yield
+    finally:
+        _listeners.reset(token)
 
 
 class ModelRouter:
@@ -237,14 +257,18 @@ class ModelRouter:
             if not keys:
                 if not provider.settings.needs_key:
                     return None
-                raise no_key_error(name)
+                raise await self.keys.amissing_key_error(name)
             self._pools[name] = KeyPool(keys, clock=self._clock)
         return self._pools[name]
 
     def _emit(self, kind: EventKind, ref: ModelRef, message: str, delay: float = 0.0) -> None:
         log.info("%s", message)
-        if self._on_event is not None:
-            self._on_event(LLMEvent(kind, ref.provider, ref.model, message, delay))
+        event = LLMEvent(kind, ref.provider, ref.model, message, delay)
+        for listener in (*((self._on_event,) if self._on_event is not None else ()), *_listeners.get()):
+            try:
+                listener(event)
+            except Exception:  # a broken log view must not fail the model call it reports on
+                log.exception("LLM event listener %r failed", listener)
 
 
 def _answer_text(completion: Completion) -> str:

@@ -2,8 +2,9 @@
 
 Subscribers must be quick, so events go into a queue and one background task writes them (through threads:
 SQLite and JPEG files never block the loop). A step is committed when the next one starts or the run ends.
-If the disk fails (full, read-only, removed), the run goes on: the recorder stops writing, logs once and
-keeps a plain ``error`` for the window or the command line to show.
+If the disk fails (full, read-only, removed), the run goes on: the recorder stops writing, says so once on the
+run's own event stream (a log line the window and the command line show at once) and keeps a plain ``error``
+for their end-of-run summary.
 """
 
 from __future__ import annotations
@@ -48,8 +49,10 @@ class RunRecorder:
         self._run_id: str | None = None
         self._step: StepRecord | None = None
         self._jpeg: bytes | None = None
+        self._bus: EventBus | None = None
 
     def attach(self, bus: EventBus) -> Callable[[], None]:
+        self._bus = bus
         return bus.subscribe(self._on_event)
 
     def _on_event(self, event: Event) -> None:
@@ -79,6 +82,11 @@ class RunRecorder:
             except (OSError, sqlite3.Error) as exc:
                 self.error = f"{type(exc).__name__}: {exc}"
                 log.error("run history not saved from now on (%s): %s", self.store.root, self.error)
+                if event is not None and self._bus is not None:
+                    # Skipped by this recorder (its error is set): for the people watching the run.
+                    self._bus.emit(LogLine(run_id=event.run_id, level="error",
+                                           message=f"Run history is not being saved from now on ({self.error}); "
+                                                   "the run goes on."))
             except Exception:
                 log.exception("run history: could not record %s", event.kind if event else "close")
             finally:

@@ -138,7 +138,7 @@ class Provider(ABC, Generic[ClientT]):
             if "insufficient_quota" in lowered or "quota" in code.lower() or "billing" in lowered:
                 return QuotaExhausted(f"{self.name}: the account is out of credit or quota: {message}", **who)
             retry_after = _retry_after(headers)
-            wait = f" (the server asks to wait {retry_after:.3g} s)" if retry_after is not None else ""
+            wait = f" (the server asks to wait {_seconds(retry_after)})" if retry_after is not None else ""
             return RateLimited(f"{self.name} is rate limiting requests{wait}: {message}", retry_after=retry_after,
                                **who)
         if status in (400, 402) and ("credit balance" in lowered or "billing" in lowered):
@@ -169,6 +169,11 @@ class Provider(ABC, Generic[ClientT]):
     def unreadable_response(self, model: str, detail: str) -> LLMError:
         return ServerError(f"{self.name} sent a response that could not be read ({redact(detail)[:200]}).",
                            provider=self.name, model=model)
+
+
+def _seconds(value: float) -> str:
+    """A wait as a person reads it: "1.5 s", "3,600 s" (not 3.6e+03)."""
+    return f"{value:,.0f} s" if value >= 10 else f"{value:.2g} s"
 
 
 def _retry_after(headers: Mapping[str, str] | None) -> float | None:
