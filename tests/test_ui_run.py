@@ -53,6 +53,10 @@ def test_a_scripted_run_fills_the_log_with_steps_details_and_stats(
     started: list[ActionStarted] = []
     window.bus.subscribe(lambda e: finished.append(e) if isinstance(e, RunFinished) else None)
     window.bus.subscribe(lambda e: started.append(e) if isinstance(e, ActionStarted) else None)
+    live: list[str] = []          # the stats as they read during the run, at each action
+    window.bus.subscribe(lambda e: live.append(window.panel.stats["tokens"].text() + " | " +
+                                               window.panel.stats["elapsed"].text())
+                         if isinstance(e, ActionStarted) else None)
     window.speaker = Speaker(FakeEngine())
     window.speaker.enabled = True
 
@@ -101,7 +105,8 @@ def test_a_scripted_run_fills_the_log_with_steps_details_and_stats(
     assert "✔ success" in QGuiApplication.clipboard().text()
     exported = log.export_to(tmp_path / "log.txt").read_text(encoding="utf-8")
     assert "[Prompt (" in exported and "[Element map (" in exported and "Turn on Wi-Fi" in exported
-    # Stats, the cursor, and spoken progress naming the element tapped.
+    # Stats during the run (tokens so far, seconds so far) and after; the cursor; spoken progress.
+    assert live and all(entry.split(" | ")[0] not in ("–", "0") and entry.endswith(" s") for entry in live), live
     assert window.panel.stats["tokens"].text() not in ("–", "0")
     assert window.panel.stats["step"].text() == f"{finished[0].steps} / 50"
     assert window.status_llm.text().startswith("LLM ")

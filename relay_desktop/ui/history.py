@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QImage, QPainter, QPen, QPixmap
+from PySide6.QtGui import QColor, QImage, QPainter, QPen, QPixmap, QResizeEvent
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QPlainTextEdit,
     QPushButton,
+    QSizePolicy,
     QSplitter,
     QVBoxLayout,
     QWidget,
@@ -62,6 +63,33 @@ def draw_step(store: RunStore, step: StepRecord) -> QImage | None:
     return image
 
 
+class Picture(QLabel):
+    """A screenshot scaled to fit whatever room the splitter gives it, never asking for more."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.image: QImage | None = None
+        self.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
+        self.setMinimumSize(160, 200)
+
+    def show_image(self, image: QImage | None) -> None:
+        self.image = image
+        if image is None:
+            self.setText("(no screenshot)")
+        self._fit()
+
+    def _fit(self) -> None:
+        if self.image is not None:
+            room = self.size().expandedTo(self.minimumSize())
+            self.setPixmap(QPixmap.fromImage(self.image).scaled(
+                room, Qt.AspectRatioMode.KeepAspectRatio, Qt.TransformationMode.SmoothTransformation))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit()
+
+
 class HistoryPanel(QWidget):
     def __init__(self, parent: QWidget | None = None, store: RunStore | None = None) -> None:
         super().__init__(parent)
@@ -71,10 +99,8 @@ class HistoryPanel(QWidget):
         self.runs.setAccessibleName("Past runs")
         self.steps = QListWidget(self)
         self.steps.setAccessibleName("Steps of the run")
-        self.picture = QLabel(self)
+        self.picture = Picture(self)
         self.picture.setAccessibleName("Screen at this step")
-        self.picture.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.picture.setMinimumWidth(220)
         self.details = QPlainTextEdit(self)
         self.details.setReadOnly(True)
         self.details.setAccessibleName("Prompt and response of this step")
@@ -133,12 +159,7 @@ class HistoryPanel(QWidget):
         if self.record is None or not 0 <= row < len(self.record.steps):
             return
         step = self.record.steps[row]
-        image = draw_step(self.store, step)
-        if image is not None:
-            self.picture.setPixmap(QPixmap.fromImage(image).scaledToWidth(
-                min(360, image.width()), Qt.TransformationMode.SmoothTransformation))
-        else:
-            self.picture.setText("(no screenshot)")
+        self.picture.show_image(draw_step(self.store, step))
         text = [f"Step {step.step} · {step.app} · {step.model or step.source}"]
         if step.thinking:
             text += ["", "Thinking:", step.thinking]

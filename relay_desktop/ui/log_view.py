@@ -170,6 +170,10 @@ class LogView(QWidget):
         self._colour(item, kind)
         for title, full in _details(event):
             child = QTreeWidgetItem([title])
+            font = child.font(0)
+            font.setItalic(True)         # a way into more, not something that happened
+            child.setFont(0, font)
+            child.setForeground(0, self.palette().brush(QPalette.ColorGroup.Active, QPalette.ColorRole.PlaceholderText))
             child.setData(0, _KIND, "detail")
             child.setData(0, _DETAILS, full)
             item.addChild(child)

@@ -29,6 +29,7 @@ from relay_desktop.agent.events import (
     GuidanceUpdated,
     PlanReceived,
     RunFinished,
+    RunStarted,
     RunStateChanged,
     ScreenCaptured,
     StepStarted,
@@ -152,6 +153,8 @@ class MainWindow(QMainWindow):
         self.panel.message_sent.connect(self._steer)
         self.sink.frame_ready.connect(lambda: self.status_fps.setText(f"{self.mirror_view.fps:.0f} fps"))
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._run_started: float | None = None      # live stats of the run in progress
+        self._tokens, self._cost = 0, 0.0
         self.resize(1200, 860)
 
     # ------------------------------------------------------------ the phone
@@ -360,6 +363,12 @@ class MainWindow(QMainWindow):
     def _on_event(self, event: Event) -> None:
         self.log_view.add_event(event)
         self._speak(event)
+        if isinstance(event, RunStarted):
+            self._run_started, self._tokens, self._cost = event.time, 0, 0.0
+            for name in ("step", "elapsed", "tokens", "cost", "approach"):
+                self.panel.set_stat(name, "–")
+        elif self._run_started is not None:
+            self.panel.set_stat("elapsed", f"{event.time - self._run_started:.0f} s")
         view = self.mirror_view
         if isinstance(event, ScreenCaptured):
             view.boxes.update(event.element_map)
@@ -374,14 +383,20 @@ class MainWindow(QMainWindow):
             elif event.action.action in ("swipe", "scroll") and event.bounds is not None:
                 self._animate_swipe(event)
             view.update()
-        elif isinstance(event, PlanReceived) and event.source == "model":
-            self.status_llm.setText(f"LLM {event.latency_ms / 1000:.1f} s")
+        elif isinstance(event, PlanReceived):
+            self._tokens += event.input_tokens + event.output_tokens
+            self._cost += event.cost_usd or 0.0
+            self.panel.set_stat("tokens", f"{self._tokens:,}")
+            self.panel.set_stat("cost", f"${self._cost:.4f}")
+            if event.source == "model":
+                self.status_llm.setText(f"LLM {event.latency_ms / 1000:.1f} s")
         elif isinstance(event, GuidanceUpdated):
             self.panel.set_stat("approach", event.approach)
         elif isinstance(event, RunStateChanged):
             self.panel.set_state(event.state)
         elif isinstance(event, RunFinished):
             self.panel.set_state("finished")
+            self._run_started = None
             self.panel.set_stat("elapsed", f"{event.elapsed_s:.1f} s")
             self.panel.set_stat("tokens", f"{event.input_tokens + event.output_tokens:,}")
             self.panel.set_stat("cost", f"${event.cost_usd:.4f}")
