@@ -144,8 +144,8 @@ class Device:
                     self._recovered_at = loop.time()
                     if checks > 1:
                         how = f" ({', '.join(done)})" if done else ""
-                        self._notify(f"The connection to {self.serial} was lost ({cause or 'no answer'}); it is back "
-                                     f"after {loop.time() - started:.1f} s{how}.")
+                        self._notify(f"The connection to {self.serial} was lost ({_what_happened(cause)}); it is "
+                                     f"back after {loop.time() - started:.1f} s{how}.")
                     return
                 if state == "unauthorized":
                     raise DeviceUnauthorizedError(self.serial)
@@ -237,7 +237,7 @@ class Device:
         self._size = int(match.group(1)), int(match.group(2))
         return self._size
 
-    async def screenshot(self) -> Image.Image:
+    async def screenshot(self, retry: bool = True) -> Image.Image:
         data = await self.exec_out("screencap -p")
         try:
             image = await asyncio.to_thread(_decode_png, data)
@@ -245,7 +245,11 @@ class Device:
             # A PNG cut short means the device went away mid-transfer; anything else is a device problem.
             state = await self._state_or_none()
             if state != "device":
-                raise DeviceDisconnectedError(f"{self.serial} disconnected during screencap") from exc
+                lost = DeviceDisconnectedError(f"{self.serial} disconnected during screencap")
+                if not (retry and self.reconnect_timeout):
+                    raise lost from exc
+                await self.wait_until_back(lost)
+                return await self.screenshot(retry=False)
             raise CommandFailedError("screencap -p", f"not a PNG ({len(data)} bytes)") from exc
         return image
 
@@ -262,7 +266,10 @@ class Device:
             if attempt < retries:
                 log.debug("uiautomator dump failed (%s), retry %d", output.strip(), attempt + 1)
                 await asyncio.sleep(backoff * 2 ** attempt)
-        raise HierarchyDumpError(command, output or "no output", None)
+        # uiautomator says why on a line of its own ("ERROR: could not get idle state."); `cat` then fails too.
+        reasons = [line for line in output.splitlines() if "ERROR" in line]
+        raise HierarchyDumpError(f"uiautomator dump {DUMP_PATH}", reasons[-1] if reasons else output or "no output",
+                                 None)
 
     # ------------------------------------------------------------ input
 
@@ -392,6 +399,16 @@ class Device:
         except DeviceError:
             return None
         return next((d.state for d in devices if d.serial == self.serial), None)
+
+
+def _what_happened(cause: DeviceError | None) -> str:
+    if isinstance(cause, AdbServerError):
+        return "the adb server stopped"
+    if isinstance(cause, DeviceOfflineError):
+        return "the phone went offline"
+    if isinstance(cause, DeviceNotFoundError):
+        return "adb no longer listed the phone"
+    return "the connection dropped"
 
 
 def _network_serial(serial: str) -> bool:
