@@ -340,5 +340,5 @@ async def test_a_phone_that_goes_away_ends_the_run_with_a_plain_reason() -> None
 
     run = await run_task(phone, Script(fast), planning=False)
     assert run.result is not None and run.result.outcome == "error"
-    assert run.result.reason == "the phone stopped responding: fake-phone disconnected during uiautomator dump"
+    assert run.result.reason == "the phone was disconnected: fake-phone disconnected during uiautomator dump"
     assert run.of(RunFinished)[0].outcome == "error"

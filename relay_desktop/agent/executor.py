@@ -15,7 +15,12 @@ from relay_desktop.agent.actions import ResolvedStep, StepError, finger_vector
 from relay_desktop.agent.control import RunControl, RunStopped
 from relay_desktop.agent.observation import Observation
 from relay_desktop.agent.ports import Phone
-from relay_desktop.device.errors import AppNotFoundError, CommandFailedError, UnsupportedTextError
+from relay_desktop.device.errors import (
+    AppNotFoundError,
+    CommandFailedError,
+    CommandInterruptedError,
+    UnsupportedTextError,
+)
 from relay_desktop.perception import Bounds, focused_field
 
 __all__ = ["Executor"]
@@ -79,6 +84,8 @@ class Executor:
             raise StepError(f"{exc}. Pick an app from the installed apps list.") from None
         except UnsupportedTextError as exc:
             raise StepError(f"{exc}") from None
+        except CommandInterruptedError as exc:
+            raise StepError(f"{exc}; look at the screen to see whether '{step.describe()}' happened") from None
         except CommandFailedError as exc:
             raise StepError(f"the phone refused '{step.describe()}': {exc}") from None
         raise StepError(f"'{action}' is not carried out on the phone")

@@ -10,13 +10,16 @@ iteration's capture — the one the next plan needs anyway — so verification c
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import logging
 import time
 import uuid
+from dataclasses import replace
 from typing import Any
 
 from relay_desktop.agent.actions import SemanticActionPlan, StepError, parse_plan, plan_contract
+from relay_desktop.agent.claims import PhoneBusy, claim_phone
 from relay_desktop.agent.context import DeviceContextCache
 from relay_desktop.agent.control import RunControl, RunStopped
 from relay_desktop.agent.conversation import Conversation
@@ -44,7 +47,12 @@ from relay_desktop.agent.recovery import StepRunner
 from relay_desktop.agent.safety import Handlers
 from relay_desktop.agent.settings import MAX_TASK_CHARS, AgentSettings, RunResult
 from relay_desktop.agent.verifiers import CompletionVerifier, ProgressChecker
-from relay_desktop.device.errors import DeviceError
+from relay_desktop.device.errors import (
+    DeviceDisconnectedError,
+    DeviceError,
+    DeviceUnauthorizedError,
+    HierarchyDumpError,
+)
 from relay_desktop.llm.costs import CostMeter
 from relay_desktop.llm.errors import AllProvidersFailed, InvalidOutput, LLMError
 from relay_desktop.llm.router import LLMEvent, reporting_to
@@ -112,9 +120,16 @@ class Orchestrator:
                              settings={"agent": self.settings.to_json(), "models": self.describe_models}))
         self.task = task
         outcome: Outcome
+        # The phone's own notices (connection lost and found, the mirror gone) go into the run's log.
+        subscribe = getattr(self.phone, "subscribe_notices", None)
+        unsubscribe = subscribe(lambda message: self.log(message, "warning")) \
+            if callable(subscribe) and not inspect.iscoroutinefunction(subscribe) else None
         try:
-            with reporting_to(self._llm_event):  # the run's own retries and fallbacks, in its log
+            # reporting_to: the run's own retries and fallbacks, in its log; claim_phone: one run per phone.
+            with reporting_to(self._llm_event), claim_phone(self.phone.serial, self.run_id, task):
                 outcome, reason = await self._run_checked(task)
+        except PhoneBusy as exc:
+            outcome, reason = "error", str(exc)
         except RunFinishedSignal as signal:
             outcome, reason = signal.outcome, signal.reason
         except (RunStopped, asyncio.CancelledError):
@@ -124,11 +139,13 @@ class Orchestrator:
                 current.uncancel()
             outcome, reason = "stopped", "stopped by the user"
         except DeviceError as exc:
-            outcome, reason = "error", f"the phone stopped responding: {exc}"
+            outcome, reason = "error", _device_failure(exc)
         except Exception as exc:  # a bug must end the run visibly (and in history), not kill the app
             log.exception("run %s failed", self.run_id)
             outcome, reason = "error", f"internal error: {type(exc).__name__}: {exc}"
         finally:
+            if unsubscribe is not None:
+                unsubscribe()
             coordinator = getattr(self, "coordinator", None)
             if coordinator is not None:
                 coordinator.cancel()
@@ -264,6 +281,8 @@ class Orchestrator:
             if shot_task is not None:
                 shot_task.cancel()
             raise
+        if element_map.tree.rotation % 2:  # `wm size` gives the panel's natural size; the dump says how it is turned
+            context = replace(context, screen_width=context.screen_height, screen_height=context.screen_width)
         capture_ms = (time.perf_counter() - started) * 1000
         return Observation.of(element_map, prepared, context, time.monotonic(), capture_ms)
 
@@ -328,6 +347,18 @@ class Orchestrator:
 
     def verification(self, check: str, ok: bool, reason: str) -> None:
         self.emit(Verification(run_id=self.run_id, step=self.iteration, check=check, ok=ok, reason=reason))
+
+
+def _device_failure(exc: DeviceError) -> str:
+    """Why a run ended on a device failure, in words that say what to do."""
+    if isinstance(exc, DeviceDisconnectedError):
+        return f"the phone was disconnected: {exc}"
+    if isinstance(exc, DeviceUnauthorizedError):
+        return f"the phone does not allow this computer yet: {exc}"
+    if isinstance(exc, HierarchyDumpError):
+        return (f"the phone's screen could not be read, because it never stopped animating ({exc}); pause any "
+                "video or animation on it and start again")
+    return f"the phone stopped responding: {exc}"
 
 
 def _bad_output(exc: LLMError) -> bool:

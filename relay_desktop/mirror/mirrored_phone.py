@@ -3,13 +3,15 @@
 It has the agent's `Phone` shape and passes everything to the device over adb, except what the stream does
 better: a screenshot is the latest decoded frame (no device round trip), "wait until the screen is still"
 watches the frames instead of sleeping a fixed time, and text that adb cannot type (anything not ASCII) goes
-through the clipboard and a paste. When the mirror stops, each of these falls back to adb on its own.
+through the clipboard and a paste. When the mirror stops, each of these falls back to adb on its own, and
+subscribers to :meth:`MirroredPhone.subscribe_notices` (the run's log) are told once, with the reason.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from PIL import Image
@@ -27,6 +29,8 @@ class MirroredPhone:
         self.device = device
         self.mirror = mirror
         self.serial = device.serial
+        self._listeners: list[Callable[[str], None]] = []
+        self._told_mirror_lost = False
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.device, name)
@@ -36,6 +40,28 @@ class MirroredPhone:
         mirror = self.mirror
         return mirror is not None and mirror.error is None and mirror.latest.take()[0] is not None
 
+    def subscribe_notices(self, callback: Callable[[str], None]) -> Callable[[], None]:
+        """The device's notices (connection lost and found) and this one: the mirror stopped, adb took over."""
+        remove_device = self.device.subscribe_notices(callback)
+        self._listeners.append(callback)
+
+        def unsubscribe() -> None:
+            remove_device()
+            if callback in self._listeners:
+                self._listeners.remove(callback)
+        return unsubscribe
+
+    def _notice_mirror_lost(self) -> None:
+        mirror = self.mirror
+        if mirror is None or mirror.error is None or self._told_mirror_lost:
+            return
+        self._told_mirror_lost = True
+        message = (f"The live mirror stopped ({mirror.error}); screenshots now come over adb (slower), with a fixed "
+                   "pause after each action.")
+        log.warning("%s", message)
+        for callback in list(self._listeners):
+            callback(message)
+
     def describe(self) -> str:
         """One line for the run log: where screenshots and settling come from."""
         if self.mirroring:
@@ -44,6 +70,7 @@ class MirroredPhone:
         return "No mirror: screenshots over adb (screencap), fixed pause after actions"
 
     async def screenshot(self) -> Image.Image:
+        self._notice_mirror_lost()
         if self.mirroring:
             assert self.mirror is not None
             try:
@@ -54,6 +81,7 @@ class MirroredPhone:
 
     async def wait_settled(self, still_s: float = 0.25, timeout: float = 2.0) -> bool:
         """True when the screen has been still for ``still_s`` (False: gave up after ``timeout``)."""
+        self._notice_mirror_lost()
         if not self.mirroring:
             return False
         assert self.mirror is not None
