@@ -72,6 +72,11 @@ async def take(out: Path) -> None:
     window.history.steps.setCurrentRow(2)
     await asyncio.sleep(0.5)
     save(window, out, "history")
+    if window.theme is not None:
+        window.theme.apply("dark")
+        window.tabs.setCurrentIndex(0)
+        await asyncio.sleep(0.5)
+        save(window, out, "dark")
     await window.shutdown()
     window.close()
 

@@ -121,6 +121,10 @@ class HistoryPanel(QWidget):
         body = QSplitter(Qt.Orientation.Vertical, self)
         body.addWidget(lists)
         body.addWidget(step_view)
+        body.setStretchFactor(0, 1)             # the replayed step gets most of the room
+        body.setStretchFactor(1, 3)
+        step_view.setStretchFactor(0, 2)
+        step_view.setStretchFactor(1, 3)
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(body, 1)

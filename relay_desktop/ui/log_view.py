@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QBrush, QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import (
+    QApplication,
     QComboBox,
     QFileDialog,
     QHBoxLayout,
@@ -22,6 +23,7 @@ from PySide6.QtWidgets import (
     QSplitter,
     QTreeWidget,
     QTreeWidgetItem,
+    QTreeWidgetItemIterator,
     QVBoxLayout,
     QWidget,
 )
@@ -173,8 +175,8 @@ class LogView(QWidget):
             font = child.font(0)
             font.setItalic(True)         # a way into more, not something that happened
             child.setFont(0, font)
-            child.setForeground(0, self.palette().brush(QPalette.ColorGroup.Active, QPalette.ColorRole.PlaceholderText))
             child.setData(0, _KIND, "detail")
+            self._colour(child, "detail")
             child.setData(0, _DETAILS, full)
             item.addChild(child)
         if isinstance(event, ScreenCaptured):
@@ -193,10 +195,24 @@ class LogView(QWidget):
             self.tree.scrollToBottom()
 
     def _colour(self, item: QTreeWidgetItem, kind: str) -> None:
+        palette = QApplication.palette()      # the application's: a hidden widget's own may lag behind
+        if kind == "detail":
+            item.setForeground(0, palette.brush(QPalette.ColorGroup.Active, QPalette.ColorRole.PlaceholderText))
+            return
         pair = _COLOURS.get(kind)
         if pair is not None:
-            dark = self.palette().color(QPalette.ColorRole.Base).lightness() < 128
+            dark = palette.color(QPalette.ColorRole.Base).lightness() < 128
             item.setForeground(0, QBrush(pair[dark]))
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        # Light <-> dark: every entry's colour follows.
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
+            iterator = QTreeWidgetItemIterator(self.tree)
+            while iterator.value() is not None:
+                item = iterator.value()
+                self._colour(item, item.data(0, _KIND))
+                iterator += 1
 
     # ------------------------------------------------------------ reading
 
