@@ -202,3 +202,68 @@ def test_pause_during_a_model_call_holds_after_it_and_resume_finishes_the_task(
     qt_loop.run_until_complete(asyncio.wait_for(scenario(), 60))
     assert finished[0].outcome == "success"
     assert "running" in states[states.index("paused"):]
+
+
+def test_the_agents_question_and_confirmation_are_dialogs_that_leave_the_loop_running(
+        window: MainWindow, qt_loop: qasync.QEventLoop) -> None:
+    from PySide6.QtWidgets import QApplication, QInputDialog, QMessageBox
+
+    from relay_desktop.agent.events import ActionResult, HumanInput
+    from tests.agent_harness import Script
+    from tests.agent_scripts import act
+
+    def fast(call: int, request: LLMRequest) -> object:
+        if call == 1:
+            return act({"action": "ask_user", "question": "Which contact should I text?"})
+        if call == 2:
+            return act({"action": "shell", "command": "getprop ro.product.model"})
+        return act({"action": "complete", "summary": "asked and was refused"})
+
+    finished: list[RunFinished] = []
+    asked: list[HumanInput] = []
+    results: list[ActionResult] = []
+    window.bus.subscribe(lambda e: finished.append(e) if isinstance(e, RunFinished) else None)
+    window.bus.subscribe(lambda e: asked.append(e) if isinstance(e, HumanInput) else None)
+    window.bus.subscribe(lambda e: results.append(e) if isinstance(e, ActionResult) else None)
+    models = ScriptedModels(Script(fast))
+
+    def open_dialog(kind: type) -> object:
+        shown = [w for w in QApplication.topLevelWidgets() if isinstance(w, kind) and w.isVisible()]
+        return shown[0] if shown else None
+
+    async def scenario() -> None:
+        assert await window.connect_device("virtual")
+        window.models = models
+        window.settings = window.settings.__class__(shell_allowed=("getprop",))
+        window.panel.task.setPlainText("Text my friend that I'm late")
+        window.panel.start.click()
+        await _until(lambda: open_dialog(QInputDialog) is not None)
+        question = open_dialog(QInputDialog)
+        assert question.labelText() == "Which contact should I text?"
+        # The window goes on while the question waits: the phone keeps painting and the log can be used.
+        painted = window.mirror_view.sink.painted
+        window.session.service.phone.launch("com.android.settings")
+        await _until(lambda: window.mirror_view.sink.painted > painted)
+        question.setTextValue("Bob")
+        question.accept()
+        await _until(lambda: open_dialog(QMessageBox) is not None)
+        box = open_dialog(QMessageBox)
+        assert "getprop ro.product.model" in box.text()
+        box.button(QMessageBox.StandardButton.No).click()
+        await _until(lambda: bool(finished))
+        await window.shutdown()
+
+    qt_loop.run_until_complete(asyncio.wait_for(scenario(), 60))
+    assert [(h.purpose, h.answer) for h in asked][:1] == [("question", "Bob")]
+    assert any(h.purpose == "confirmation" for h in asked)
+    # Refused: the command never ran (no result of it), and the log says why.
+    assert not [r for r in results if r.action.action == "shell"]
+    assert any(line.startswith("! Not confirmed by the user: run `getprop") for line in window.log_view.lines())
+    assert any("Bob" in ScriptedModels.last_text(request) for request in models.requests_for("fast")[1:])
+
+
+async def _until(condition: object, timeout: float = 20) -> None:
+    async def poll() -> None:
+        while not condition():  # type: ignore[operator]
+            await asyncio.sleep(0.02)
+    await asyncio.wait_for(poll(), timeout)
