@@ -34,8 +34,7 @@ def test_the_demo_runs_the_whole_loop_in_the_window(window: MainWindow, qt_loop:
     window.bus.subscribe(lambda e: finished.append(e) if isinstance(e, RunFinished) else None)
 
     async def demo() -> str | None:
-        await start_demo(window)
-        window.settings = window.settings.__class__()              # full speed in the test
+        await start_demo(window, pace=0)                          # full speed in the test
         while not finished:
             await asyncio.sleep(0.05)
         wifi = window.session.service.phone.setting("global", "wifi_on")
@@ -157,8 +156,7 @@ def test_history_replays_a_finished_run_and_exports_it(window: MainWindow, qt_lo
     window.bus.subscribe(lambda e: finished.append(e) if isinstance(e, RunFinished) else None)
 
     async def scenario() -> None:
-        await start_demo(window)
-        window.settings = window.settings.__class__()
+        await start_demo(window, pace=0)
         while not finished:
             await asyncio.sleep(0.05)
         await window.recorder.flush()

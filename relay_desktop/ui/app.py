@@ -15,7 +15,7 @@ __all__ = ["DEMO_TASK", "run_window", "start_demo"]
 DEMO_TASK = "Turn on Wi-Fi"
 
 
-async def start_demo(window: MainWindow) -> None:
+async def start_demo(window: MainWindow, pace: float = 1.0) -> None:
     """The virtual phone, its mirror, and a sample task run by the rule-based planner — no phone, no key."""
     from relay_desktop.sim.tasks import TASKS_BY_ID
     from relay_desktop.ui.device_picker import VIRTUAL
@@ -23,9 +23,12 @@ async def start_demo(window: MainWindow) -> None:
     if not await window.connect_device(VIRTUAL):
         return
     TASKS_BY_ID["wifi_on"].setup(window.session.service.phone)
-    window.settings = window.app_settings.agent_settings(pace_s=0.9)   # slow enough to follow the cursor
     window.panel.task.setPlainText(DEMO_TASK)
-    window.panel.start.click()
+    await window.choose_models()          # the key notice, and the user's models for the tasks after the demo
+    own_models, window.models = window.models, None
+    own_settings, window.settings = window.settings, window.app_settings.agent_settings(pace_s=0.9 * pace)
+    window.panel.start.click()            # the demo: the rule-based planner (never a paid model), slow enough
+    window.models, window.settings = own_models, own_settings     # to follow the cursor
 
 
 def run_window(demo: bool = False) -> int:
