@@ -298,7 +298,7 @@ class Orchestrator:
                 self._fallback = FallbackPlanner(self.task, await self.context.installed_apps())
             plan = self._fallback.plan(observation, self.steps.last_ok)
             self.emit(PlanReceived(run_id=self.run_id, step=self.iteration, plan=plan, source="fallback",
-                                   response=json.dumps(plan.to_json())))
+                                   response=json.dumps(plan.to_json(), ensure_ascii=False)))
             return plan
         assert self.models is not None
         apps = await self.context.installed_apps()
