@@ -27,6 +27,19 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _private_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The app's config and data folders (settings, history, knowledge, phone locks) in a folder of this test
+    session's own: tests never write to the user's, and two test sessions never share a phone lock."""
+    saved = os.environ.get("RELAY_DESKTOP_HOME")
+    os.environ["RELAY_DESKTOP_HOME"] = str(tmp_path_factory.mktemp("relay-home"))
+    yield
+    if saved is None:
+        os.environ.pop("RELAY_DESKTOP_HOME", None)
+    else:
+        os.environ["RELAY_DESKTOP_HOME"] = saved
+
+
 @dataclass
 class AdbTestServer:
     port: int

@@ -399,6 +399,35 @@ async def test_a_second_run_on_the_same_phone_is_refused_naming_the_first(adb_se
     assert again.result is not None and again.result.outcome == "success", again.result
 
 
+def test_a_phone_driven_by_another_process_is_refused_until_that_process_dies(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The window and `relay-desktop run` are separate processes: a run in one holds the phone against the other
+    (naming the run, its task and the process), and a process killed with SIGKILL lets go of it at once."""
+    import signal
+    import subprocess
+    import sys
+
+    from relay_desktop.agent.claims import PhoneBusy, claim_phone
+
+    monkeypatch.setenv("RELAY_DESKTOP_HOME", str(tmp_path))
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time\nfrom relay_desktop.agent.claims import claim_phone\n"
+         "with claim_phone('127.0.0.1:5555', 'run-elsewhere', 'Turn on Wi-Fi'):\n"
+         "    print('held', flush=True); time.sleep(60)"],
+        stdout=subprocess.PIPE, text=True, env={**os.environ})
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        with pytest.raises(PhoneBusy) as busy, claim_phone("127.0.0.1:5555", "run-here", "Turn off Wi-Fi"):
+            pass
+        assert str(busy.value).startswith('127.0.0.1:5555 is busy: run run-elsewhere ("Turn on Wi-Fi") in another '
+                                          f"Relay Desktop process (pid {holder.pid}) is driving it.")
+    finally:
+        holder.send_signal(signal.SIGKILL)
+        holder.wait(10)
+    with claim_phone("127.0.0.1:5555", "run-here", "Turn off Wi-Fi") as claim:
+        assert claim.run_id == "run-here"
+
+
 # ------------------------------------------------------------------ 8. rotation
 
 
