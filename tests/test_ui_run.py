@@ -267,3 +267,35 @@ async def _until(condition: object, timeout: float = 20) -> None:
         while not condition():  # type: ignore[operator]
             await asyncio.sleep(0.02)
     await asyncio.wait_for(poll(), timeout)
+
+
+def test_a_phone_unplugged_mid_run_ends_the_run_with_a_plain_reason_in_the_window(
+        window: MainWindow, qt_loop: qasync.QEventLoop) -> None:
+    """Fault matrix, in the window: the cable comes out during a run; the run ends as an error naming the phone,
+    the buttons return to idle, the log and the status line say why, and the window stays usable."""
+    release = asyncio.Event()
+    calls: list[float] = []
+    finished: list[RunFinished] = []
+    window.bus.subscribe(lambda e: finished.append(e) if isinstance(e, RunFinished) else None)
+
+    async def scenario() -> None:
+        assert await window.connect_device("virtual")
+        service = window.session.service
+        TASKS_BY_ID["wifi_on"].setup(service.phone)
+        assert window.session.device is not None
+        window.session.device.reconnect_timeout = 1.0          # the test's patience, not the app's 8 s
+        window.models = _held_model(release, calls)
+        window.panel.task.setPlainText("Turn on Wi-Fi")
+        window.panel.start.click()
+        await _until(lambda: len(calls) >= 2)
+        service.unplug()
+        release.set()
+        await _until(lambda: bool(finished), timeout=30)
+        service.replug()
+        await window.shutdown()
+
+    qt_loop.run_until_complete(asyncio.wait_for(scenario(), 60))
+    assert finished[0].outcome == "error"
+    assert "disconnected" in finished[0].reason
+    assert window.panel.start.isEnabled() and not window.panel.stop.isEnabled()
+    assert any(line.startswith("✘ error after") and "disconnected" in line for line in window.log_view.lines())
