@@ -6,7 +6,8 @@
 #   3. `run --sim --fallback`: the agent completes a task on the virtual phone, through the bundled adb, with and
 #      without the live mirror (PyAV decoding);
 #   4. each provider SDK makes a real request (to the tests' fake server);
-#   5. the window opens (Qt offscreen), runs its demo task to success, and is closed.
+#   5. the window opens (Qt offscreen, and on X11 when Xvfb is installed), runs its demo task to success, and
+#      is closed.
 #
 #   packaging/smoke.sh [BUNDLE_DIR]      (default dist/relay-desktop; exits non-zero on the first failure)
 #
@@ -28,8 +29,10 @@ PYTHON="${PYTHON:-.venv/bin/python}"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/relay-smoke.XXXXXX")
 ADB_PORT=$("$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 WINDOW_PID=
+XVFB_PID=
 cleanup() {
     [ -n "$WINDOW_PID" ] && kill "$WINDOW_PID" 2>/dev/null || true
+    [ -n "$XVFB_PID" ] && kill "$XVFB_PID" 2>/dev/null || true
     # The app leaves the adb server it started running, as adb itself does; this one was only for the smoke.
     [ -x "$BUNDLED_ADB" ] && "$BUNDLED_ADB" -P "$ADB_PORT" kill-server >/dev/null 2>&1 || true
     rm -rf "$WORK"
@@ -96,26 +99,44 @@ if grep -q "No live mirror" "$WORK/mirror.log"; then fail "the run had no live m
 step "provider SDKs"
 timeout 300 "$PYTHON" packaging/smoke_providers.py "$APP" || fail "a provider SDK failed in the bundle"
 
-step "window (offscreen), demo task"
-export RELAY_DESKTOP_HOME="$WORK/window-home"
-PATH="$WORK/empty-path" "$APP" --demo >"$WORK/window.log" 2>&1 &
-WINDOW_PID=$!
-outcome=
-for _ in $(seq 1 120); do
-    sleep 1
-    kill -0 "$WINDOW_PID" 2>/dev/null || { cat "$WORK/window.log" >&2; fail "the window exited before its demo finished"; }
-    runs=$(timeout 30 "$APP" runs list --json 2>/dev/null || true)
-    outcome=$(grep -o '"outcome": "[a-z_]*"' <<<"$runs" | head -1 | cut -d'"' -f4)
-    [ -n "$outcome" ] && [ "$outcome" != interrupted ] && break  # a run still going reads as interrupted
-done
-kill "$WINDOW_PID"
-wait "$WINDOW_PID" 2>/dev/null || true
-WINDOW_PID=
-if grep -q "Traceback" "$WORK/window.log"; then
-    cat "$WORK/window.log" >&2
-    fail "the window logged an exception"
+# Open the window's demo with the environment given as NAME=VALUE arguments, wait until its run ends, close it.
+window_demo() {
+    local label=$1 log="$WORK/window-$1.log" outcome= runs
+    shift
+    export RELAY_DESKTOP_HOME="$WORK/window-home-$label"  # its own run history, to tell its run apart
+    env "$@" PATH="$WORK/empty-path" "$APP" --demo >"$log" 2>&1 &
+    WINDOW_PID=$!
+    for _ in $(seq 1 120); do
+        sleep 1
+        kill -0 "$WINDOW_PID" 2>/dev/null || { cat "$log" >&2; fail "the $label window exited before its demo finished"; }
+        runs=$(timeout 30 "$APP" runs list --json 2>/dev/null || true)
+        outcome=$(grep -o '"outcome": "[a-z_]*"' <<<"$runs" | head -1 | cut -d'"' -f4)
+        [ -n "$outcome" ] && [ "$outcome" != interrupted ] && break  # a run still going reads as interrupted
+    done
+    kill "$WINDOW_PID"
+    wait "$WINDOW_PID" 2>/dev/null || true
+    WINDOW_PID=
+    if grep -q "Traceback" "$log"; then
+        cat "$log" >&2
+        fail "the $label window logged an exception"
+    fi
+    [ "$outcome" = success ] || { cat "$log" >&2; fail "the $label window's demo run ended '${outcome:-never}'"; }
+    echo "ok: the demo run succeeded"
+}
+
+step "window (Qt offscreen), demo task"
+window_demo offscreen QT_QPA_PLATFORM=offscreen
+
+# What a Linux user runs: Qt's X11 plugin and the X libraries the bundle ships. Needs a virtual X server.
+if command -v Xvfb >/dev/null; then
+    step "window (X11, under Xvfb), demo task"
+    Xvfb -displayfd 3 -screen 0 1600x1000x24 -nolisten tcp 3>"$WORK/display" 2>"$WORK/xvfb.log" &
+    XVFB_PID=$!
+    for _ in $(seq 1 100); do [ -s "$WORK/display" ] && break; sleep 0.1; done
+    [ -s "$WORK/display" ] || { cat "$WORK/xvfb.log" >&2; fail "Xvfb did not start"; }
+    window_demo x11 QT_QPA_PLATFORM=xcb DISPLAY=":$(cat "$WORK/display")"
+else
+    echo "── (no Xvfb here: the window under X11 is not tested)"
 fi
-[ "$outcome" = success ] || { cat "$WORK/window.log" >&2; fail "the window's demo run ended '${outcome:-never}'"; }
-echo "ok: the demo run succeeded"
 
 echo "SMOKE OK"
