@@ -180,7 +180,7 @@ async def _run_task(args: argparse.Namespace) -> int:
     from relay_desktop.agent.knowledge import AppKnowledgeCache
     from relay_desktop.mirror.mirrored_phone import MirroredPhone
 
-    mirror = None if args.no_mirror else await start_mirror(device, out.line)
+    mirror = None if args.no_mirror else await start_mirror(device, out.line, built_in=service is not None)
     agent = Orchestrator(MirroredPhone(device, mirror), router, settings=settings, bus=bus,
                          handlers=TerminalHandlers(args.yes, out.line),
                          knowledge=AppKnowledgeCache(models=router) if router is not None else None,
@@ -206,10 +206,10 @@ async def _run_task(args: argparse.Namespace) -> int:
     return 0 if result.success else 130 if result.outcome == "stopped" else 1
 
 
-async def start_mirror(device: Any, say: Callable[[str], None]) -> Any:
+async def start_mirror(device: Any, say: Callable[[str], None], built_in: bool = False) -> Any:
     """A running scrcpy mirror of the device (its first frame in), or None with the reason said."""
     from relay_desktop.mirror.client import MirrorClient, MirrorError
-    from relay_desktop.mirror.provisioning import ProvisioningError, provide_server
+    from relay_desktop.mirror.provisioning import ProvisioningError, provide_server, virtual_phone_server
 
     shown: set[int] = set()
 
@@ -220,7 +220,7 @@ async def start_mirror(device: Any, say: Callable[[str], None]) -> Any:
             say(f"Downloading the scrcpy server: {done * 100 // total}%")
 
     try:
-        server = await provide_server(progress=progress)
+        server = virtual_phone_server() if built_in else await provide_server(progress=progress)
         mirror = MirrorClient(device, server)
         await mirror.start()
     except (ProvisioningError, MirrorError) as exc:

@@ -9,6 +9,7 @@ import pytest
 
 from relay_desktop.cli import main
 from relay_desktop.llm.keys import ApiKey
+from relay_desktop.sim.service import VirtualPhoneService
 from tests.conftest import AdbTestServer
 from tests.fake_llm import FakeLLMServer, Reply
 from tests.test_agent_e2e import wifi_model
@@ -113,12 +114,24 @@ def test_a_model_that_answers_garbage_every_time_fails_clearly_and_is_saved(
     assert listed[0]["outcome"] == "failed" and "5 errors in a row" in listed[0]["reason"]
 
 
-def test_without_a_scrcpy_server_the_run_goes_on_over_adb(home: Path, capsys: pytest.CaptureFixture[str],
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_virtual_phone_is_mirrored_offline_with_its_own_server(home: Path, capsys: pytest.CaptureFixture[str],
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("SCRCPY_SERVER_PATH")
     monkeypatch.setattr("relay_desktop.mirror.provisioning.install_locations", lambda *a, **k: [])
     monkeypatch.setenv("RELAY_SCRCPY_SERVER_URL", "http://127.0.0.1:9/scrcpy-server")   # nothing listens
     assert main(["run", "Turn on Wi-Fi", "--sim"]) == 0
     out = capsys.readouterr().out
-    assert "No live mirror: could not download the scrcpy server" in out
-    assert "No mirror: screenshots over adb" in out and "✔ success" in out
+    assert "Mirror running" in out and "No live mirror" not in out and "✔ success" in out
+
+
+async def test_without_a_scrcpy_server_a_phone_is_not_mirrored_and_says_why(
+        home: Path, sim: VirtualPhoneService, adb_server: AdbTestServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    from relay_desktop.cli_run import start_mirror
+
+    monkeypatch.delenv("SCRCPY_SERVER_PATH")
+    monkeypatch.setattr("relay_desktop.mirror.provisioning.install_locations", lambda *a, **k: [])
+    monkeypatch.setenv("RELAY_SCRCPY_SERVER_URL", "http://127.0.0.1:9/scrcpy-server")   # nothing listens
+    said: list[str] = []
+    device = await adb_server.server().device(sim.serial)
+    assert await start_mirror(device, said.append) is None
+    assert any(line.startswith("No live mirror: could not download the scrcpy server") for line in said), said

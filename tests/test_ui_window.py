@@ -29,7 +29,11 @@ def window(qtbot: QtBot, adb_server: AdbTestServer, tmp_path: Path, monkeypatch:
     return main
 
 
-def test_the_demo_runs_the_whole_loop_in_the_window(window: MainWindow, qt_loop: qasync.QEventLoop) -> None:
+def test_the_demo_runs_the_whole_loop_in_the_window(window: MainWindow, qt_loop: qasync.QEventLoop,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    async def no_download(**_: object) -> None:
+        raise AssertionError("the virtual phone has its own scrcpy server: nothing to find or download")
+    monkeypatch.setattr("relay_desktop.ui.session.provide_server", no_download)
     finished: list[RunFinished] = []
     window.bus.subscribe(lambda e: finished.append(e) if isinstance(e, RunFinished) else None)
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from relay_desktop.paths import data_dir
 
 __all__ = ["KNOWN_SERVERS", "SERVER_VERSION", "ProvisioningError", "ServerFile", "download_server",
-           "find_server", "install_locations", "provide_server"]
+           "find_server", "install_locations", "provide_server", "virtual_phone_server"]
 
 log = logging.getLogger(__name__)
 
@@ -163,3 +163,12 @@ async def provide_server(*, url: str | None = None, sha256: str = SERVER_SHA256,
     if found is not None:
         return found
     return await asyncio.to_thread(download_server, url, sha256=sha256, cache=cache, progress=progress)
+
+
+def virtual_phone_server() -> ServerFile:
+    """What to push to the built-in virtual phone: it runs its own scrcpy server, so any file stands in for the
+    jar — no download, no desktop scrcpy needed, and the demo works offline."""
+    stand_in = data_dir() / "scrcpy" / "virtual-phone-server.jar"
+    stand_in.parent.mkdir(parents=True, exist_ok=True)
+    stand_in.write_bytes(b"The virtual phone runs its own scrcpy server.")
+    return ServerFile(stand_in, SERVER_VERSION, "virtual phone")

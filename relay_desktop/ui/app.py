@@ -6,8 +6,10 @@ import asyncio
 import sys
 
 import qasync
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
+from relay_desktop.resources import app_icon_path
 from relay_desktop.ui.main_window import MainWindow
 
 __all__ = ["DEMO_TASK", "run_window", "start_demo"]
@@ -34,6 +36,10 @@ async def start_demo(window: MainWindow, pace: float = 1.0) -> None:
 def run_window(demo: bool = False) -> int:
     app = QApplication.instance() or QApplication(sys.argv)
     app.setApplicationName("Relay Desktop")
+    app.setDesktopFileName("relay-desktop")       # Wayland and GNOME match the window to its .desktop entry
+    icon = app_icon_path()
+    if icon is not None:
+        app.setWindowIcon(QIcon(str(icon)))
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     window = MainWindow()

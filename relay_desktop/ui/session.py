@@ -9,7 +9,6 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from relay_desktop.agent import AgentSettings, EventBus, Handlers, Orchestrator, RunResult
@@ -18,10 +17,9 @@ from relay_desktop.device.device import Device
 from relay_desktop.device.models import DeviceInfo
 from relay_desktop.mirror.client import MirrorClient, MirrorError
 from relay_desktop.mirror.mirrored_phone import MirroredPhone
-from relay_desktop.mirror.provisioning import SERVER_VERSION, ProvisioningError, ServerFile, provide_server
+from relay_desktop.mirror.provisioning import ProvisioningError, provide_server, virtual_phone_server
 from relay_desktop.mirror.screencap_mirror import ScreencapMirror
 from relay_desktop.mirror.sinks import FrameSink
-from relay_desktop.paths import data_dir
 
 __all__ = ["Session"]
 
@@ -119,19 +117,16 @@ class Session:
 
     async def _start_mirror(self, built_in: bool) -> None:
         assert self.device is not None
-        try:
-            self._stage("Finding the scrcpy server…")
-            server = await provide_server(progress=lambda done, total: self._stage(
-                f"Downloading the scrcpy server: {done * 100 // total}%", done / total) if total else None)
-        except ProvisioningError as exc:
-            if not built_in:
+        if built_in:
+            server = virtual_phone_server()
+        else:
+            try:
+                self._stage("Finding the scrcpy server…")
+                server = await provide_server(progress=lambda done, total: self._stage(
+                    f"Downloading the scrcpy server: {done * 100 // total}%", done / total) if total else None)
+            except ProvisioningError as exc:
                 await self._fallback(str(exc))
                 return
-            # The virtual phone has the scrcpy server built in; any file stands in for the pushed jar.
-            stand_in = data_dir() / "scrcpy" / "virtual-phone-server.jar"
-            stand_in.parent.mkdir(parents=True, exist_ok=True)
-            stand_in.write_bytes(b"The virtual phone runs its own scrcpy server.")
-            server = ServerFile(Path(stand_in), SERVER_VERSION, "virtual phone")
         mirror = MirrorClient(self.device, server, max_size=1200)
         mirror.frame_sinks.append(self.screen)
         self._stage("Pushing and starting the scrcpy server…", 0.6)
