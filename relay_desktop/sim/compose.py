@@ -1,4 +1,5 @@
-"""Turns the phone's state into laid-out windows: app, dialog, keyboard, toast and the system bars."""
+"""Turns the phone's state into laid-out windows: app, dialog, keyboard, toast, notifications and the system
+bars."""
 
 from __future__ import annotations
 
@@ -54,6 +55,12 @@ def compose_windows(phone: VirtualPhone) -> list[Window]:
 
     if phone.toast is not None:
         windows.append(_toast_window(phone, phone.toast[0], app_frame))
+
+    notifications = phone.notifications.windows(width, status_h, app_frame)
+    if phone.notifications.shade_open:
+        windows = notifications  # the shade covers the app (which keeps its focus for when it closes)
+    else:
+        windows += notifications
 
     clock = phone.now().strftime("%H:%M")
     wifi_on = phone.setting("global", "wifi_on") == "1"

@@ -91,6 +91,12 @@ class InputDispatcher:
             return
         await self._delay()
         window = self._window_at(x1, y1)
+        if window is not None and window.kind == "status_bar" and y2 - y1 > TOUCH_SLOP_PX:
+            self.phone.notifications.expand()  # pulling down from the status bar opens the shade
+            return
+        if window is not None and window.kind == "notification":
+            self.phone.notifications.swiped(window, x1, y1, x2, y2)
+            return
         if window is None or window.kind in ("status_bar", "nav_bar", "ime"):
             return
         container = scroll_container_at(window.root, x1, y1)
@@ -143,7 +149,9 @@ class InputDispatcher:
     def back(self) -> None:
         phone = self.phone
         activity = phone.current_activity()
-        if phone.keyboard_shown:
+        if phone.notifications.shade_open:
+            phone.notifications.collapse()
+        elif phone.keyboard_shown:
             phone.keyboard_shown = False
             phone.invalidate()
         elif activity.dialog is not None:

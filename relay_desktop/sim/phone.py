@@ -22,6 +22,7 @@ from relay_desktop.sim.compose import compose_windows
 from relay_desktop.sim.config import Faults, IdleStateError, PhoneConfig
 from relay_desktop.sim.input_dispatch import InputDispatcher
 from relay_desktop.sim.memfs import MemoryFS
+from relay_desktop.sim.notifications import NotificationCenter
 from relay_desktop.sim.sockets import SocketRegistry
 from relay_desktop.sim.streams import ProcessIO
 from relay_desktop.sim.ui import Kit
@@ -70,6 +71,7 @@ class VirtualPhone:
         self.battery_level = 100
         self.ime_package = IME_PACKAGE
         self.kit = Kit(self.config.density)
+        self.notifications = NotificationCenter(self)
 
         self.apps: dict[str, App] = {}
         for app_class in BUILTIN_APPS:
@@ -155,7 +157,7 @@ class VirtualPhone:
         toast_live = self.toast is not None and self.toast[1] > time.monotonic()
         if not toast_live:
             self.toast = None
-        key = (self.revision, self.now().strftime("%H:%M"), toast_live)
+        key = (self.revision, self.now().strftime("%H:%M"), toast_live, self.notifications.visible_key())
         if self._windows is None or key != self._windows_key:
             self._windows = compose_windows(self)
             self._windows_key = key
@@ -343,6 +345,7 @@ class VirtualPhone:
             self.go_home()
 
     def _navigated(self) -> None:
+        self.notifications.shade_open = False  # opening anything closes the shade
         activity = self.current_activity()
         self.focus_key = activity.app.initial_focus(activity)
         self.keyboard_shown = self.focus_key is not None

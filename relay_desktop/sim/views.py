@@ -308,10 +308,10 @@ def scroll_container_at(root: View, x: float, y: float) -> View | None:
 
 @dataclass(eq=False)
 class Window:
-    """One on-screen window. The hierarchy dump lists app, dialog and IME windows (in that z-order);
-    the system bars are drawn but, as with the on-device ``uiautomator dump``, not dumped."""
+    """One on-screen window. The hierarchy dump lists app, dialog, IME and notification windows (in that
+    z-order); the system bars are drawn but, as with the on-device ``uiautomator dump``, not dumped."""
 
-    kind: Literal["app", "dialog", "ime", "toast", "status_bar", "nav_bar"]
+    kind: Literal["app", "dialog", "ime", "toast", "notification", "status_bar", "nav_bar"]
     package: str
     root: View
     frame: Rect
@@ -319,4 +319,4 @@ class Window:
 
     @property
     def dumped(self) -> bool:
-        return self.kind in ("app", "dialog", "ime")
+        return self.kind in ("app", "dialog", "ime", "notification")

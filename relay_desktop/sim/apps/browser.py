@@ -2,12 +2,14 @@
 
 Each page is its own activity record on Chrome's back stack, so BACK walks the tab's history the way
 it does in Chrome. :attr:`Chrome.visited` lists every URL opened (newest last) and
-:attr:`Chrome.current_url` is the page in front, which is what task checkers read.
+:attr:`Chrome.current_url` is the page in front, which is what task checkers read. A task or test can put
+a page of its own on this phone's web with :meth:`Chrome.publish` (until the app's data is cleared).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, quote_plus, urlsplit
@@ -116,7 +118,7 @@ def to_url(text: str) -> str:
     return SEARCH + quote_plus(text)
 
 
-def search(query: str) -> list[Page]:
+def search(query: str, pages: Sequence[Page] = CORPUS) -> list[Page]:
     """Every page, those matching the query's words first (a title match outweighs a body match)."""
     words = re.findall(r"\w+", query.lower())
 
@@ -124,14 +126,14 @@ def search(query: str) -> list[Page]:
         title, body = _words(page.title), _words(" ".join((page.snippet, *page.paragraphs)))
         return sum(3 if w in title else 1 if w in body else 0 for w in words)
 
-    return sorted(CORPUS, key=lambda page: -score(page))  # sorted() is stable: ties keep corpus order
+    return sorted(pages, key=lambda page: -score(page))  # sorted() is stable: ties keep corpus order
 
 
-def page_at(url: str) -> Page | None:
+def page_at(url: str, pages: Sequence[Page] = CORPUS) -> Page | None:
     wanted = _bare(url)
-    exact = next((p for p in CORPUS if _bare(p.url) == wanted), None)
+    exact = next((p for p in pages if _bare(p.url) == wanted), None)
     # A bare host opens that site's page, as if its home page redirected there.
-    return exact or next((p for p in CORPUS if _bare(p.url).split("/")[0] == wanted), None)
+    return exact or next((p for p in pages if _bare(p.url).split("/")[0] == wanted), None)
 
 
 def search_query(url: str) -> str | None:
@@ -153,6 +155,11 @@ class Chrome(App):
 
     def reset(self) -> None:
         self.visited: list[str] = []
+        self.pages: list[Page] = list(CORPUS)    # this phone's web: the corpus and any published page
+
+    def publish(self, page: Page) -> None:
+        """Put ``page`` on this phone's web (replacing a page at the same URL): it opens and is found by search."""
+        self.pages = [p for p in self.pages if _bare(p.url) != _bare(page.url)] + [page]
 
     def resolve_intent(self, action: str | None, data: str | None) -> tuple[str, dict[str, Any]] | None:
         if action == "android.intent.action.WEB_SEARCH":
@@ -186,7 +193,7 @@ class Chrome(App):
             if not url.startswith("chrome://"):
                 self.visited.append(url)
         query = search_query(url)
-        page = page_at(url)
+        page = page_at(url, self.pages)
         if url == NEW_TAB:
             if activity.params.get("focus_search"):
                 autofocus(activity, "search_box_text")
@@ -225,7 +232,7 @@ class Chrome(App):
                                  on_submit=lambda: self._go(activity, "omnibox"))
             field.style.bg, field.padding, field.height = SURFACE_CONTAINER, ui.pad(4, 0, 12, 0), ui.dp(48)
             field.weight = 1
-            secure = url.startswith("https://") and query is None and page_at(url) is not None
+            secure = url.startswith("https://") and query is None and page_at(url, self.pages) is not None
             pill = View(cls="android.widget.LinearLayout", id="location_bar", orientation="h", weight=1,
                         height=ui.dp(48), align="center", padding=ui.pad(12, 0, 0, 0), gap=ui.dp(8),
                         children=[ui.icon("lock" if secure else "search", size=20,
@@ -308,7 +315,7 @@ class Chrome(App):
 
     def _results(self, query: str) -> list[View]:
         ui = self.ui
-        found = search(query)
+        found = search(query, self.pages)
         logo = View(cls="android.widget.LinearLayout", orientation="h", desc="Google", children=[
             ui.text(letter, size=26, weight=500, color=color) for letter, color in GOOGLE] + [ui.spacer(weight=1)])
         items: list[View] = [logo, self._text(f"About {len(found)} results", size=13, color=ON_SURFACE_VARIANT)]
@@ -336,7 +343,7 @@ class Chrome(App):
         if page.links:
             items.append(self._text("Read next", size=14, weight=500, color=ON_SURFACE_VARIANT))
             for url in page.links:
-                target = page_at(url)
+                target = page_at(url, self.pages)
                 items.append(self._link(target.title if target else url, url))
         return items
 
@@ -357,7 +364,7 @@ class Chrome(App):
         items = [self._text("History", size=24)]
         for index, url in enumerate(reversed(self.visited)):
             query = search_query(url)
-            page = page_at(url)
+            page = page_at(url, self.pages)
             title = f"{query} - Google Search" if query is not None else page.title if page else _bare(url)
             row = ui.list_item(title, _bare(url), key=f"history:{index}", on_click=lambda u=url: self.navigate(u))
             row.padding = ui.pad(0, 12)

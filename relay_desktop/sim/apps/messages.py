@@ -2,7 +2,8 @@
 
 Conversations live in :attr:`Messages.conversations` (newest activity first in the list), and every
 message sent from the app is also appended to :attr:`Messages.sent`, which is what task checkers read
-("was exactly one text sent to Bob?"). Names come from the Contacts app, matched by number.
+("was exactly one text sent to Bob?"). Names come from the Contacts app, matched by number. A text that
+arrives (:meth:`Messages.receive`) is unread and posts a notification that opens its thread.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from relay_desktop.sim.apps.contacts import (
     open_focused,
     same_number,
 )
+from relay_desktop.sim.notifications import HEADS_UP_SECONDS
 from relay_desktop.sim.ui import ON_SURFACE, ON_SURFACE_VARIANT, PRIMARY, SURFACE
 from relay_desktop.sim.views import Style, View, measure_height
 
@@ -136,6 +138,16 @@ class Messages(App):
             self.conversations.append(conversation)
         self._order += 1
         conversation.order = self._order
+        return conversation
+
+    def receive(self, number: str, text: str, *, heads_up: float | None = HEADS_UP_SECONDS) -> Conversation:
+        """A text arrives from ``number``: unread in the list, and a notification (sender, text) that opens
+        the thread, shown as a heads-up card for ``heads_up`` seconds."""
+        conversation = self._conversation_for(number)
+        conversation.messages.append(Message(text, False, self.phone.now()))
+        conversation.read = False
+        self.phone.notifications.post(PACKAGE, self.display_name(number), text, heads_up=heads_up,
+                                      on_open=lambda: self.open(THREAD, number=conversation.number))
         return conversation
 
     def send(self, number: str, text: str) -> None:

@@ -255,6 +255,41 @@ async def cmd(ctx: CommandContext) -> int:
                                phone=ctx.phone, stdin=ctx.stdin, out=ctx.out, err=ctx.err, shell=ctx.shell,
                                session=ctx.session)
         return await (settings if service == "settings" else wm)(inner)
+    if service == "statusbar" and rest:
+        return await _statusbar(ctx, rest)
+    if service == "notification" and rest[:1] == ["post"]:
+        return await _post_notification(ctx, rest[1:])
     if service in _SERVICES:
         return 0
     return await ctx.fail(f"cmd: Can't find service: {service}", 20)
+
+
+async def _statusbar(ctx: CommandContext, args: list[str]) -> int:
+    """``cmd statusbar expand-notifications | expand-settings | collapse``."""
+    shade = ctx.phone.notifications
+    if args[0] in ("expand-notifications", "expand-settings"):
+        shade.expand()
+    elif args[0] == "collapse":
+        shade.collapse()
+    else:
+        return await ctx.fail(f"Unknown command: {args[0]}", 1)
+    return 0
+
+
+async def _post_notification(ctx: CommandContext, args: list[str]) -> int:
+    """``cmd notification post [-t TITLE] TAG TEXT``: a notification from the shell (com.android.shell), as
+    Android's NotificationShellCmd posts it."""
+    title = ""
+    while args and args[0].startswith("-"):
+        flag = args.pop(0)
+        if flag in ("-t", "--title") and args:
+            title = args.pop(0)
+        elif flag in ("-v", "--verbose"):
+            continue
+        else:
+            return await ctx.fail(f"Error: unknown or incomplete option {flag}", 1)
+    if len(args) != 2:
+        return await ctx.fail("usage: cmd notification post [-t TITLE] TAG TEXT", 1)
+    tag, text = args
+    ctx.phone.notifications.post("com.android.shell", title or tag, text)
+    return 0
