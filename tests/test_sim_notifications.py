@@ -108,7 +108,7 @@ async def test_the_shell_posts_notifications_and_opens_and_closes_the_shade(phon
     assert await shell(phone, "cmd notification post -t 'Security alert' alert 'Check your account'") == (0, "")
     [posted] = phone.notifications.active
     assert (posted.package, posted.title, posted.text) == ("com.android.shell", "Security alert", "Check your account")
-    assert await texts(phone, "android:id/app_name_text") == ["com.android.shell"]
+    assert await texts(phone, "android:id/app_name_text") == ["Shell"]
     assert await shell(phone, "cmd statusbar expand-notifications") == (0, "")
     assert phone.notifications.shade_open
     assert await shell(phone, "cmd statusbar collapse") == (0, "")

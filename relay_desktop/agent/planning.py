@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from relay_desktop.agent.observation import Observation
-from relay_desktop.agent.prompts import UNTRUSTED_NOTICE, device_block, screen_block
+from relay_desktop.agent.prompts import UNTRUSTED_NOTICE, device_block, neutralise_delimiters, screen_block
 from relay_desktop.device.models import AppInfo
 from relay_desktop.llm.errors import InvalidOutput
 from relay_desktop.llm.types import ImagePart, LLMRequest, LLMResponse, Message, OutputContract
@@ -38,14 +38,13 @@ MAX_FAILURE_CHARS = 400
 MAX_APPS_SHOWN = 200         # the planner chooses the app, so it gets a longer list than the fast agent
 
 # The planner writes guidance that lands outside the screen data section of the fast agent's prompt; a
-# delimiter echoed from the screen must not open or close a section there.
-_DELIMITER = re.compile(r"</?\s*screen_data\s*>", re.I)
+# delimiter echoed from the screen must not open or close a section there (neutralise_delimiters).
 _SPACE = re.compile(r"\s+")
 
 
 def _line(text: Any) -> str:
     """One clean line: model text with newlines would break the numbered step list of the guidance."""
-    return _SPACE.sub(" ", _DELIMITER.sub("[screen_data]", str(text))).strip()
+    return _SPACE.sub(" ", neutralise_delimiters(str(text))).strip()
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,12 @@
 
 Sensitive actions (send, pay, buy, delete, install, …) are recognised from the action and the element it
 touches, never from the model's say-so, so text on the screen that talks the model into "send $500" still
-stops at the gate. The handlers are plain async callables: the command line asks on the terminal, the
-window shows a dialog, a benchmark approves everything, and with no handler the answer is no.
+stops at the gate. What a control does is read from its own words (text, description, resource id) and the
+short labels inside it (a menu row's "Delete"), not from longer text it merely shows: a conversation row whose
+preview says "send $500 now" opens a conversation, and anyone can write that preview.
+
+The handlers are plain async callables: the command line asks on the terminal, the window shows a dialog, a
+benchmark approves everything, and with no handler the answer is no.
 """
 
 from __future__ import annotations
@@ -14,9 +18,10 @@ from dataclasses import dataclass
 
 from relay_desktop.agent.actions import ResolvedStep
 from relay_desktop.agent.observation import Observation
-from relay_desktop.perception import focused_field
+from relay_desktop.perception import Element, focused_field
+from relay_desktop.perception.labels import own_words
 
-__all__ = ["Handlers", "sensitive_reason", "typing_secret"]
+__all__ = ["Handlers", "control_words", "sensitive_reason", "typing_secret"]
 
 AskUser = Callable[[str], Awaitable[str | None]]        # question → answer (None: no answer)
 Confirm = Callable[[str], Awaitable[bool]]              # description → allowed?
@@ -25,6 +30,7 @@ _SENSITIVE = re.compile(
     r"\b(send|sent|pay|payment|purchase|buy|checkout|check out|place order|order now|transfer|delete|remove|"
     r"erase|uninstall|install|factory reset|reset|unsubscribe|post|publish|share|submit|donate|withdraw)\b", re.I)
 _MESSAGE_FIELD = re.compile(r"\b(message|text message|reply|chat|comment|post|tweet|email)\b", re.I)
+CONTENT_WORDS = 5   # a longer text inside a control is content it shows (a message preview), not what it does
 
 
 @dataclass
@@ -43,8 +49,7 @@ def sensitive_reason(resolved: ResolvedStep, observation: Observation) -> str | 
     """Why this step needs the user's OK (a sentence for the confirmation), or None."""
     step, target = resolved.step, resolved.target
     if step.action in ("tap", "long_press") and target is not None:
-        words = f"{target.label} {target.node.resource_id.rsplit('/', 1)[-1].replace('_', ' ')}"
-        match = _SENSITIVE.search(words)
+        match = _SENSITIVE.search(control_words(target))
         if match:
             return f'{step.action.replace("_", " ")} "{target.name}" ({match.group(1).lower()}) in {observation.app}'
     if step.action == "type" and step.params.get("submit"):
@@ -57,6 +62,15 @@ def sensitive_reason(resolved: ResolvedStep, observation: Observation) -> str | 
     if step.action == "launch_app" and re.search(r"\b(install|uninstall)\b", str(step.params.get("app", "")), re.I):
         return f"open {step.params['app']}"
     return None
+
+
+def control_words(element: Element) -> str:
+    """What a control says it does: its own text and description, those of the controls merged into it, its
+    resource id in words, and the short texts inside it; longer texts inside it are content it shows."""
+    words = [text for source in element.sources for text in own_words(source)
+             if source is element.node or source.interactive or len(text.split()) <= CONTENT_WORDS]
+    words.append(element.node.resource_id.rsplit("/", 1)[-1].replace("_", " "))
+    return " ".join(words)
 
 
 def typing_secret(resolved: ResolvedStep, observation: Observation, given: list[str]) -> bool:

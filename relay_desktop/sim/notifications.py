@@ -28,6 +28,7 @@ __all__ = ["HEADS_UP_SECONDS", "SYSTEM_UI", "Notification", "NotificationCenter"
 SYSTEM_UI = "com.android.systemui"
 HEADS_UP_SECONDS = 8.0      # how long a heads-up card stays (Android: ~5-10 s, longer while touched)
 SHADE_ROWS = 6              # the shade shows this many; the rest are summarised, as SystemUI's overflow does
+_SYSTEM_LABELS = {"com.android.shell": "Shell", "android": "Android System"}   # posters that are no app here
 
 
 @dataclass(eq=False)
@@ -63,8 +64,8 @@ class NotificationCenter:
         (0: straight into the shade; None: until it is opened or dismissed)."""
         app = self.phone.apps.get(package)
         deadline = None if heads_up is None else time.monotonic() + heads_up
-        notification = Notification(self._next_id, package, app.label if app is not None else package, title, text,
-                                    self.phone.now(), deadline, on_open)
+        label = app.label if app is not None else _SYSTEM_LABELS.get(package, package)
+        notification = Notification(self._next_id, package, label, title, text, self.phone.now(), deadline, on_open)
         self._next_id += 1
         self.active.insert(0, notification)
         self.phone.invalidate()
