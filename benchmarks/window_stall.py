@@ -33,6 +33,7 @@ from PySide6.QtWidgets import QApplication
 
 from relay_desktop.agent import AgentSettings
 from relay_desktop.agent.events import RunFinished
+from relay_desktop.ui.app import freeze_startup_objects
 from relay_desktop.ui.main_window import MainWindow
 from tests.agent_fakes import ScriptedModels
 
@@ -135,6 +136,7 @@ async def stop_latency(window: MainWindow, hanging_model: bool, repeats: int) ->
 async def main(seconds: float, repeats: int) -> None:
     window = MainWindow()
     window.show()
+    freeze_startup_objects()                      # as run_window() does
     await window.session.start_virtual_phone()
     print(f"event-loop stall, {seconds:g} s of agent runs while mirroring a constantly changing screen (5 ms probe)")
     late = sorted(await stall(window, seconds))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import sys
 
 import qasync
@@ -12,7 +13,7 @@ from PySide6.QtWidgets import QApplication
 from relay_desktop.resources import app_icon_path
 from relay_desktop.ui.main_window import MainWindow
 
-__all__ = ["DEMO_TASK", "run_window", "start_demo"]
+__all__ = ["DEMO_TASK", "freeze_startup_objects", "run_window", "start_demo"]
 
 DEMO_TASK = "Turn on Wi-Fi"
 
@@ -33,6 +34,16 @@ async def start_demo(window: MainWindow, pace: float = 1.0) -> None:
     window.models, window.settings = own_models, own_settings     # to follow the cursor
 
 
+def freeze_startup_objects() -> None:
+    """Keep what start-up built (Qt bindings, the SDKs, the window) out of later full garbage collections.
+
+    A full collection walks every tracked object; with the SDKs and Qt loaded that took ~35 ms on the GUI
+    thread — the window's longest stall (benchmarks/window_stall.py). Frozen objects are not walked again.
+    """
+    gc.collect()
+    gc.freeze()
+
+
 def run_window(demo: bool = False) -> int:
     app = QApplication.instance() or QApplication(sys.argv)
     app.setApplicationName("Relay Desktop")
@@ -44,6 +55,7 @@ def run_window(demo: bool = False) -> int:
     asyncio.set_event_loop(loop)
     window = MainWindow()
     window.show()
+    freeze_startup_objects()
     closed = asyncio.Event()
     app.lastWindowClosed.connect(closed.set)
 
