@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from relay_desktop import __version__
+from relay_desktop.crash import install_crash_handler, with_crash_reports
 from relay_desktop.llm.redaction import install_redaction
 
 if TYPE_CHECKING:
@@ -29,6 +30,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.DEBUG if getattr(args, "verbose", False) else logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     install_redaction()  # before anything can log a key
+    install_crash_handler()  # an uncaught exception: a redacted report in the data folder, and where it is
     if args.command is None:
         if not _has_display():
             print("relay-desktop: there is no display to open the window on. Without one, try:\n"
@@ -40,7 +42,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return run_window(demo=args.demo)
     try:
-        return asyncio.run(args.handler(args))
+        return asyncio.run(with_crash_reports(args.handler(args)))
     except KeyboardInterrupt:
         print("\nStopped.")
         return 130
