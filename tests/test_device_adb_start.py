@@ -1,4 +1,4 @@
-"""A fresh machine has no adb server running: the app starts one itself (the demo's first step)."""
+"""The local adb server: started when none runs (the demo's first step), and its death mid-answer recognised."""
 
 from __future__ import annotations
 
@@ -18,3 +18,13 @@ async def test_a_local_server_that_is_not_running_is_started() -> None:
         assert await server.devices() == []
     finally:
         await server.kill()
+
+
+def test_an_empty_answer_from_a_dying_server_counts_as_a_lost_connection() -> None:
+    """adbutils reports a socket the server closed mid-answer as "Unknown data: b''"; the device layer must treat
+    it as the connection lost (and wait for the phone), not as the phone misbehaving."""
+    from relay_desktop.device.adb_server import translate_error
+    from relay_desktop.device.errors import DeviceDisconnectedError
+
+    error = translate_error(adbutils.AdbError("Unknown data: b''"), "127.0.0.1:5555")
+    assert isinstance(error, DeviceDisconnectedError) and "127.0.0.1:5555" in str(error)

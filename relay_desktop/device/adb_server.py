@@ -57,8 +57,9 @@ def translate_error(exc: BaseException, serial: str | None = None) -> DeviceErro
         return DeviceNotFoundError("several devices are attached: choose one by serial (or set ANDROID_SERIAL)")
     if isinstance(exc, adbutils.errors.AdbConnectionError) or "connect to adb server" in lowered:
         return AdbServerError(f"cannot reach the adb server: {message}")
+    # "Unknown data: b''": adbutils read an empty status, i.e. the server closed the socket (it died mid-answer).
     if isinstance(exc, EOFError | ConnectionError | BrokenPipeError) or "connection closed" in lowered \
-            or lowered == "closed":
+            or lowered == "closed" or lowered.endswith("unknown data: b''"):
         return DeviceDisconnectedError(f"{who} disconnected while a command was running")
     if isinstance(exc, OSError):
         return DeviceDisconnectedError(f"{who}: connection lost ({message})")
