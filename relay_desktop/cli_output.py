@@ -1,4 +1,7 @@
-"""The agent's events on a terminal: a readable live log, or one JSON object per line (``--json``)."""
+"""The agent's events on a terminal: a readable live log, or one JSON object per line (``--json``).
+
+Everything printed is redacted: a terminal's scrollback and a CI log are files too, and a task or a screen can
+hold a key (the user pasted one into the task)."""
 
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ from relay_desktop.agent.events import (
     ScreenCaptured,
     Verification,
 )
+from relay_desktop.llm.redaction import redact
 
 __all__ = ["EventPrinter"]
 
@@ -37,15 +41,15 @@ class EventPrinter:
     def line(self, text: str) -> None:
         """A line of the command's own (not an event): on stderr in JSON mode, so stdout stays parseable."""
         target = sys.stderr if self.json_lines else self.stream
-        print(text, file=target, flush=True)
+        print(redact(text), file=target, flush=True)
 
     def print_event(self, event: Event) -> None:
         if self.json_lines:
-            print(json.dumps(event.to_json(), ensure_ascii=False, default=str), file=self.stream, flush=True)
+            print(redact(json.dumps(event.to_json(), ensure_ascii=False, default=str)), file=self.stream, flush=True)
             return
         text = self.format(event)
         if text is not None:
-            print(text, file=self.stream, flush=True)
+            print(redact(text), file=self.stream, flush=True)
 
     @staticmethod
     def format(event: Event) -> str | None:

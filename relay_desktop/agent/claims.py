@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import IO
 
 from relay_desktop import paths
+from relay_desktop.llm.redaction import redact
 
 __all__ = ["Claim", "PhoneBusy", "claim_phone", "claimed"]
 
@@ -89,7 +90,7 @@ def _process_lock(claim: Claim) -> Iterator[None]:
                                       pid if isinstance(pid, int) else -1))
             file.seek(0)
             file.truncate()
-            json.dump({"run_id": claim.run_id, "task": claim.task, "pid": os.getpid()}, file)
+            json.dump({"run_id": claim.run_id, "task": redact(claim.task), "pid": os.getpid()}, file)
             file.flush()
         yield
 
