@@ -219,8 +219,10 @@ def assert_screen_text_only_as_data(injected: Injected, *phrases: str) -> None:
     delimiter the screen carried was seen (neutralised), so this is no vacuous pass."""
     seen_phrases, neutralised = set(), False
     for record in injected.requests:
-        assert UNTRUSTED_NOTICE in record.system_text() or "act" not in record.tool_names()
-        for text in prompt_texts(record):
+        texts = prompt_texts(record)
+        if any(SCREEN_OPEN in text for text in texts):      # whoever is shown the screen is told it is data
+            assert UNTRUSTED_NOTICE in record.system_text(), record.tool_names()
+        for text in texts:
             delimiters = re.findall(f"{SCREEN_OPEN}|{SCREEN_CLOSE}", text)
             assert delimiters == [SCREEN_OPEN, SCREEN_CLOSE] * (len(delimiters) // 2), delimiters
             outside = re.sub(f"{SCREEN_OPEN}.*?{SCREEN_CLOSE}", "", text, flags=re.S)
