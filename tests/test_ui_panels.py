@@ -304,3 +304,40 @@ def test_the_phone_screen_shows_when_it_has_the_keyboard(window: MainWindow, qtb
     window.panel.task.setFocus()
     qtbot.waitUntil(lambda: not view.hasFocus(), timeout=2000)
     assert view.grab().toImage().pixelColor(1, image.height() // 2) != view.palette().highlight().color()
+
+
+def test_a_crash_in_another_thread_is_reported_in_the_window(window: MainWindow, qt_loop: qasync.QEventLoop) -> None:
+    import threading
+
+    from relay_desktop.ui.app import report_crashes_in
+
+    uninstall = report_crashes_in(window, qt_loop)
+    try:
+        def boom() -> None:
+            raise RuntimeError("the decoder fell over with key sk-ant-api03-CRASHcanary0000aaaa1111bbbb")
+        thread = threading.Thread(target=boom)
+        thread.start()
+        thread.join(10)
+
+        async def told() -> None:
+            await _until(lambda: any(line.startswith("· Something went wrong") for line in window.log_view.lines()))
+        qt_loop.run_until_complete(asyncio.wait_for(told(), 10))
+    finally:
+        uninstall()
+    line = next(line for line in window.log_view.lines() if line.startswith("· Something went wrong"))
+    assert "RuntimeError" in line and "(report: " in line and "CRASHcanary" not in line
+    report = Path(line.split("(report: ")[1].rstrip(")"))
+    assert report.exists() and "CRASHcanary" not in report.read_text(encoding="utf-8")
+
+
+def test_the_log_masks_keys_on_screen_in_copies_and_in_exports(qtbot: QtBot, tmp_path: Path) -> None:
+    from relay_desktop.agent.events import RunStarted
+
+    key = "sk-ant-api03-LOGcanaryAAAA1111bbbb2222CCCC3333"
+    log = LogView()
+    qtbot.addWidget(log)
+    log.add_event(RunStarted(run_id="r", task=f"use my key {key} to sign in", serial="s", max_steps=5, settings={}))
+    log.add_line(f"· pasted {key}")
+    assert not any("LOGcanary" in line for line in log.lines())
+    assert "LOGcanary" not in log.copy_to_clipboard()
+    assert "LOGcanary" not in log.export_to(tmp_path / "log.txt").read_text(encoding="utf-8")

@@ -5,15 +5,18 @@ from __future__ import annotations
 import asyncio
 import gc
 import sys
+from collections.abc import Callable
+from pathlib import Path
 
 import qasync
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
+from relay_desktop.crash import install_crash_handler, loop_exception_handler
 from relay_desktop.resources import app_icon_path
 from relay_desktop.ui.main_window import MainWindow
 
-__all__ = ["DEMO_TASK", "freeze_startup_objects", "run_window", "start_demo"]
+__all__ = ["DEMO_TASK", "freeze_startup_objects", "report_crashes_in", "run_window", "start_demo"]
 
 DEMO_TASK = "Turn on Wi-Fi"
 
@@ -44,6 +47,17 @@ def freeze_startup_objects() -> None:
     gc.freeze()
 
 
+def report_crashes_in(window: MainWindow, loop: asyncio.AbstractEventLoop) -> Callable[[], None]:
+    """A crash anywhere (any thread, a task nobody awaited) is written up, redacted, and said in the window's log
+    and status bar; returns the function that undoes it."""
+    def announce(summary: str, path: Path | None) -> None:
+        text = f"Something went wrong: {summary}" + (f" (report: {path})" if path else "")
+        loop.call_soon_threadsafe(window.say, text)       # from any thread, onto the GUI thread
+    uninstall = install_crash_handler(announce=announce)
+    loop.set_exception_handler(loop_exception_handler)
+    return uninstall
+
+
 def run_window(demo: bool = False) -> int:
     app = QApplication.instance() or QApplication(sys.argv)
     app.setApplicationName("Relay Desktop")
@@ -56,6 +70,7 @@ def run_window(demo: bool = False) -> int:
     window = MainWindow()
     window.show()
     freeze_startup_objects()
+    uninstall = report_crashes_in(window, loop)
     closed = asyncio.Event()
     app.lastWindowClosed.connect(closed.set)
 
@@ -67,6 +82,9 @@ def run_window(demo: bool = False) -> int:
         await closed.wait()
         await window.shutdown()
 
-    with loop:
-        loop.run_until_complete(main())
+    try:
+        with loop:
+            loop.run_until_complete(main())
+    finally:
+        uninstall()
     return 0

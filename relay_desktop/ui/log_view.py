@@ -40,6 +40,7 @@ from relay_desktop.agent.events import (
     Verification,
 )
 from relay_desktop.cli_output import EventPrinter
+from relay_desktop.llm.redaction import redact
 
 __all__ = ["LogView"]
 
@@ -162,6 +163,8 @@ class LogView(QWidget):
         self._add(text, None)
 
     def _add(self, text: str, event: Event | None) -> None:
+        # Keys are masked here as everywhere: a log on screen gets screenshotted, copied and exported.
+        text = redact(text)
         bar = self.tree.verticalScrollBar()
         following = bar.value() >= bar.maximum() - 4      # scrolled up to read: do not jump away
         kind = _kind(event, text)
@@ -177,7 +180,7 @@ class LogView(QWidget):
             child.setFont(0, font)
             child.setData(0, _KIND, "detail")
             self._colour(child, "detail")
-            child.setData(0, _DETAILS, full)
+            child.setData(0, _DETAILS, lambda full=full: redact(full()))
             item.addChild(child)
         if isinstance(event, ScreenCaptured):
             self.tree.addTopLevelItem(item)
