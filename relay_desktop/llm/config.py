@@ -19,7 +19,7 @@ PROVIDER_KINDS: tuple[ProviderKind, ...] = ("anthropic", "openai", "gemini")
 # Sensible defaults per role, used when a provider is picked without naming models. The settings window and
 # `check-provider --model` override them; newer models work as soon as their id is typed in.
 DEFAULT_MODELS: dict[ProviderKind, dict[Role, str]] = {
-    "anthropic": {"fast": "claude-haiku-4-5", "planning": "claude-sonnet-4-5", "verifier": "claude-haiku-4-5"},
+    "anthropic": {"fast": "claude-haiku-4-5", "planning": "claude-sonnet-4-6", "verifier": "claude-haiku-4-5"},
     "openai": {"fast": "gpt-4.1-mini", "planning": "gpt-4.1", "verifier": "gpt-4.1-mini"},
     "gemini": {"fast": "gemini-2.5-flash", "planning": "gemini-2.5-pro", "verifier": "gemini-2.5-flash"},
 }
