@@ -57,17 +57,21 @@ class AdbTestServer:
         return AdbServer(host="127.0.0.1", port=self.port, adb_path=self.adb_path)
 
 
+def start_adb_server() -> AdbTestServer:
+    """Google's adb (from adbutils' wheel) started on a free port of its own."""
+    server = AdbTestServer(free_port(), os.path.join(os.path.dirname(adbutils.__file__), "binaries", "adb"))
+    started = server.run("start-server", timeout=30)
+    assert started.returncode == 0, started.stderr.decode()
+    return server
+
+
 @pytest.fixture(scope="session")
 def adb_server() -> Iterator[AdbTestServer]:
     """Google's adb (from adbutils' wheel) on a private port, never the user's 5037."""
-    port = free_port()
-    adb_path = os.path.join(os.path.dirname(adbutils.__file__), "binaries", "adb")
     saved = os.environ.get("ANDROID_ADB_SERVER_PORT")
+    server = start_adb_server()
     # adbutils restarts a missing server with a plain `adb start-server`; make that land on our port too.
-    os.environ["ANDROID_ADB_SERVER_PORT"] = str(port)
-    server = AdbTestServer(port, adb_path)
-    started = server.run("start-server", timeout=30)
-    assert started.returncode == 0, started.stderr.decode()
+    os.environ["ANDROID_ADB_SERVER_PORT"] = str(server.port)
     try:
         yield server
     finally:
@@ -147,3 +151,19 @@ def qt_loop(_qasync_loop):  # type: ignore[no-untyped-def]
         assert not leaked, f"tasks outlived the test: {sorted(t.get_name() + ' ' + repr(t.get_coro()) for t in leaked)}"
     finally:
         asyncio.set_event_loop(previous)
+
+
+@pytest.fixture
+def window(qtbot, adb_server: AdbTestServer, tmp_path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    """The main window, shown, with its files in a temporary folder and the virtual phone's built-in scrcpy
+    server (no download: offline, and no desktop scrcpy install is looked for)."""
+    from relay_desktop.ui.main_window import MainWindow
+
+    monkeypatch.setenv("RELAY_DESKTOP_HOME", str(tmp_path))
+    monkeypatch.setenv("RELAY_SCRCPY_SERVER_URL", "http://127.0.0.1:9/none")
+    monkeypatch.setattr("relay_desktop.mirror.provisioning.install_locations", lambda *a, **k: [])
+    main = MainWindow()
+    qtbot.addWidget(main)
+    main.resize(1200, 900)
+    main.show()
+    return main

@@ -17,7 +17,6 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-import adbutils
 import pytest
 
 from relay_desktop.agent.events import ActionResult, ActionStarted, EventBus, LogLine, RunFinished, ScreenCaptured
@@ -37,7 +36,8 @@ from relay_desktop.sim.service import VirtualPhoneService
 from relay_desktop.sim.tasks import TASKS_BY_ID
 from tests.agent_fakes import ScriptedModels, make_response
 from tests.agent_scripts import element_id, wifi_agent
-from tests.conftest import AdbTestServer, free_port
+from tests.conftest import AdbTestServer, start_adb_server
+from tests.waiting import until
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -51,10 +51,7 @@ SETTINGS = AgentSettings(planning=False, max_steps=10)
 @pytest.fixture
 def private_adb() -> Iterator[AdbTestServer]:
     """A Google adb server of this test's own, on its own port: killing it leaves the session's one alone."""
-    port = free_port()
-    server = AdbTestServer(port, os.path.join(os.path.dirname(adbutils.__file__), "binaries", "adb"))
-    started = server.run("start-server", timeout=30)
-    assert started.returncode == 0, started.stderr.decode()
+    server = start_adb_server()
     try:
         yield server
     finally:
@@ -132,13 +129,6 @@ async def run(phone: Any, models: ScriptedModels | None = None, *, bus: EventBus
     watched = Watched(agent)
     watched.result = await asyncio.wait_for(agent.run(task), timeout)
     return watched
-
-
-async def until(condition: Callable[[], bool], timeout: float = 10.0) -> None:
-    async def poll() -> None:
-        while not condition():
-            await asyncio.sleep(0.02)
-    await asyncio.wait_for(poll(), timeout)
 
 
 def stand_in_server(tmp_path: Path, version: str = "3.3.4") -> ServerFile:

@@ -13,6 +13,7 @@ from relay_desktop.mirror.provisioning import ServerFile
 from relay_desktop.sim.service import VirtualPhoneService
 from relay_desktop.sim.tasks.base import find
 from tests.conftest import AdbTestServer
+from tests.waiting import until
 
 
 @pytest.fixture
@@ -32,13 +33,6 @@ async def mirror(adb_server: AdbTestServer, sim: VirtualPhoneService,
         yield client
     finally:
         await client.stop()
-
-
-async def until(condition, timeout: float = 10.0) -> None:  # type: ignore[no-untyped-def]
-    async def poll() -> None:
-        while not condition():
-            await asyncio.sleep(0.02)
-    await asyncio.wait_for(poll(), timeout)
 
 
 async def test_frames_arrive_at_the_phone_s_aspect_and_the_jar_is_gone(mirror: MirrorClient,

@@ -26,26 +26,7 @@ from relay_desktop.ui.main_window import NO_KEY, NO_PHONE, MainWindow
 from relay_desktop.ui.speech import Speaker, spoken_text
 from relay_desktop.ui.theme import ThemeFollower
 from tests.conftest import AdbTestServer
-
-
-@pytest.fixture
-def window(qtbot: QtBot, adb_server: AdbTestServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> MainWindow:
-    monkeypatch.setenv("RELAY_DESKTOP_HOME", str(tmp_path))
-    monkeypatch.setenv("RELAY_SCRCPY_SERVER_URL", "http://127.0.0.1:9/none")
-    monkeypatch.setattr("relay_desktop.mirror.provisioning.install_locations", lambda *a, **k: [])
-    main = MainWindow()
-    qtbot.addWidget(main)
-    main.resize(1200, 900)
-    main.show()
-    return main
-
-
-async def _until(condition: object, timeout: float = 20) -> None:
-    async def poll() -> None:
-        while not condition():  # type: ignore[operator]
-            await asyncio.sleep(0.02)
-    await asyncio.wait_for(poll(), timeout)
-
+from tests.waiting import until
 
 # ------------------------------------------------------------ the device picker
 
@@ -64,7 +45,7 @@ def test_the_picker_lists_adb_devices_with_their_state_and_connects_the_chosen_o
         try:
             await adb_server.server().wait_for_state(locked.serial, "unauthorized", timeout=15)
             window.picker.refresh.click()
-            await _until(lambda: window.picker.choice.findData(locked.serial) >= 0)
+            await until(lambda: window.picker.choice.findData(locked.serial) >= 0, 20)
             items = [window.picker.choice.itemText(i) for i in range(window.picker.choice.count())]
             # An unauthorized phone cannot be used: connecting says what to do on the phone.
             window.picker.choice.setCurrentIndex(window.picker.choice.findData(locked.serial))
@@ -73,7 +54,7 @@ def test_the_picker_lists_adb_devices_with_their_state_and_connects_the_chosen_o
             window.picker.choice.setCurrentIndex(window.picker.choice.findData(ready.serial))
             window.picker.connect_button.click()
             # A phone without a scrcpy server at hand (offline here) is mirrored by screenshots instead.
-            await _until(lambda: window.mirror_view.sink.painted > 0)
+            await until(lambda: window.mirror_view.sink.painted > 0, 20)
             assert window.status_device.text() == ready.serial
             assert window.picker.progress.isHidden() and window.picker.connect_button.isEnabled()
             await window.shutdown()
@@ -110,7 +91,7 @@ def test_connect_over_network_with_a_remote_adb_server(window: MainWindow, adb_s
             dialog.server.setText(f"127.0.0.1:{adb_server.port}")
             connect.click()
             assert not dialog.isVisible()
-            await _until(lambda: window.mirror_view.sink.painted > 0)
+            await until(lambda: window.mirror_view.sink.painted > 0, 20)
             assert window.session.device is not None and window.session.device.serial == phone.serial
             assert window.session.adb.port == adb_server.port
             await window.shutdown()
@@ -127,7 +108,7 @@ def test_switching_phones_is_refused_during_a_run(window: MainWindow, qt_loop: q
         window.settings = window.settings.__class__(pace_s=2.0)
         window.panel.task.setPlainText("Turn on Bluetooth")
         window.panel.start.click()
-        await _until(lambda: window.session.running)
+        await until(lambda: window.session.running, 20)
         assert not await window.connect_device(VIRTUAL)
         assert window.log_view.lines()[-1] == "· Stop the run before switching phones."
         await window.shutdown()
@@ -320,7 +301,8 @@ def test_a_crash_in_another_thread_is_reported_in_the_window(window: MainWindow,
         thread.join(10)
 
         async def told() -> None:
-            await _until(lambda: any(line.startswith("· Something went wrong") for line in window.log_view.lines()))
+            await until(lambda: any(line.startswith("· Something went wrong") for line in window.log_view.lines()),
+                        20)
         qt_loop.run_until_complete(asyncio.wait_for(told(), 10))
     finally:
         uninstall()

@@ -7,9 +7,7 @@ import asyncio
 import time
 from pathlib import Path
 
-import pytest
 import qasync
-from pytestqt.qtbot import QtBot
 
 from relay_desktop.agent.events import ActionStarted, PlanReceived, RunFinished, RunStateChanged
 from relay_desktop.llm.types import LLMRequest, Role
@@ -18,7 +16,7 @@ from relay_desktop.ui.main_window import MainWindow
 from relay_desktop.ui.speech import Speaker
 from tests.agent_fakes import ScriptedModels
 from tests.agent_scripts import wifi_agent
-from tests.conftest import AdbTestServer
+from tests.waiting import until
 
 
 class FakeEngine:
@@ -32,17 +30,6 @@ class FakeEngine:
 
     def stop(self) -> None:
         pass
-
-
-@pytest.fixture
-def window(qtbot: QtBot, adb_server: AdbTestServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> MainWindow:
-    monkeypatch.setenv("RELAY_DESKTOP_HOME", str(tmp_path))
-    monkeypatch.setenv("RELAY_SCRCPY_SERVER_URL", "http://127.0.0.1:9/none")
-    monkeypatch.setattr("relay_desktop.mirror.provisioning.install_locations", lambda *a, **k: [])
-    main = MainWindow()
-    qtbot.addWidget(main)
-    main.show()
-    return main
 
 
 def test_a_scripted_run_fills_the_log_with_steps_details_and_stats(
@@ -237,20 +224,20 @@ def test_the_agents_question_and_confirmation_are_dialogs_that_leave_the_loop_ru
         window.settings = window.settings.__class__(shell_allowed=("getprop",))
         window.panel.task.setPlainText("Text my friend that I'm late")
         window.panel.start.click()
-        await _until(lambda: open_dialog(QInputDialog) is not None)
+        await until(lambda: open_dialog(QInputDialog) is not None, 20)
         question = open_dialog(QInputDialog)
         assert question.labelText() == "Which contact should I text?"
         # The window goes on while the question waits: the phone keeps painting and the log can be used.
         painted = window.mirror_view.sink.painted
         window.session.service.phone.launch("com.android.settings")
-        await _until(lambda: window.mirror_view.sink.painted > painted)
+        await until(lambda: window.mirror_view.sink.painted > painted, 20)
         question.setTextValue("Bob")
         question.accept()
-        await _until(lambda: open_dialog(QMessageBox) is not None)
+        await until(lambda: open_dialog(QMessageBox) is not None, 20)
         box = open_dialog(QMessageBox)
         assert "getprop ro.product.model" in box.text()
         box.button(QMessageBox.StandardButton.No).click()
-        await _until(lambda: bool(finished))
+        await until(lambda: bool(finished), 20)
         await window.shutdown()
 
     qt_loop.run_until_complete(asyncio.wait_for(scenario(), 60))
@@ -260,13 +247,6 @@ def test_the_agents_question_and_confirmation_are_dialogs_that_leave_the_loop_ru
     assert not [r for r in results if r.action.action == "shell"]
     assert any(line.startswith("! Not confirmed by the user: run `getprop") for line in window.log_view.lines())
     assert any("Bob" in ScriptedModels.last_text(request) for request in models.requests_for("fast")[1:])
-
-
-async def _until(condition: object, timeout: float = 20) -> None:
-    async def poll() -> None:
-        while not condition():  # type: ignore[operator]
-            await asyncio.sleep(0.02)
-    await asyncio.wait_for(poll(), timeout)
 
 
 def test_a_phone_unplugged_mid_run_ends_the_run_with_a_plain_reason_in_the_window(
@@ -287,10 +267,10 @@ def test_a_phone_unplugged_mid_run_ends_the_run_with_a_plain_reason_in_the_windo
         window.models = _held_model(release, calls)
         window.panel.task.setPlainText("Turn on Wi-Fi")
         window.panel.start.click()
-        await _until(lambda: len(calls) >= 2)
+        await until(lambda: len(calls) >= 2, 20)
         service.unplug()
         release.set()
-        await _until(lambda: bool(finished), timeout=30)
+        await until(lambda: bool(finished), 30)
         service.replug()
         await window.shutdown()
 

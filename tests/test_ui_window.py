@@ -12,21 +12,6 @@ from pytestqt.qtbot import QtBot
 from relay_desktop.agent.events import RunFinished
 from relay_desktop.ui.app import start_demo
 from relay_desktop.ui.main_window import MainWindow
-from tests.conftest import AdbTestServer
-
-
-@pytest.fixture
-def window(qtbot: QtBot, adb_server: AdbTestServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> MainWindow:
-    """The main window, shown, with its files in a temporary folder and the virtual phone's built-in scrcpy
-    server (no download: offline, and no desktop scrcpy install is looked for)."""
-    monkeypatch.setenv("RELAY_DESKTOP_HOME", str(tmp_path))
-    monkeypatch.setenv("RELAY_SCRCPY_SERVER_URL", "http://127.0.0.1:9/none")
-    monkeypatch.setattr("relay_desktop.mirror.provisioning.install_locations", lambda *a, **k: [])
-    main = MainWindow()
-    qtbot.addWidget(main)
-    main.resize(1200, 900)
-    main.show()
-    return main
 
 
 def test_the_demo_runs_the_whole_loop_in_the_window(window: MainWindow, qt_loop: qasync.QEventLoop,
