@@ -191,9 +191,8 @@ class LogView(QWidget):
             self._step = None
         else:
             self._step.addChild(item)
-        self._filter_item(item)
-        if self._step is not None and item is not self._step:
-            self._filter_item(self._step)
+        # A step shows when any entry beneath it matches: filter from the step down, the new entry included.
+        self._filter_item(item.parent() or item)
         if following:
             self.tree.scrollToBottom()
 

@@ -35,6 +35,7 @@ from relay_desktop.agent.events import (
     StepStarted,
 )
 from relay_desktop.app_settings import AppSettings
+from relay_desktop.device.models import DeviceInfo
 from relay_desktop.llm.keys import KeyStore
 from relay_desktop.runs import RunRecorder, RunStore
 from relay_desktop.ui.device_picker import NETWORK, VIRTUAL, DevicePicker
@@ -159,13 +160,14 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------ the phone
 
-    async def refresh_devices(self) -> None:
+    async def refresh_devices(self) -> list[DeviceInfo]:
         try:
             devices = await self.session.list_devices()
         except Exception as exc:  # adb missing or a remote server gone: the picker still offers the virtual phone
             self.say(f"Could not list phones: {exc}")
             devices = []
         self.picker.show_devices(devices)
+        return devices
 
     async def connect_device(self, kind: str, extra: str = "") -> bool:
         """Connect what the picker chose: a serial, the virtual phone, or a network address."""
@@ -198,9 +200,7 @@ class MainWindow(QMainWindow):
     async def startup(self) -> None:
         """What a plain start does: models from the settings, and the phone if exactly one is plugged in."""
         await self.choose_models()
-        await self.refresh_devices()
-        ready = [self.picker.choice.itemData(i) for i in range(self.picker.choice.count())
-                 if self.picker.choice.itemText(i).endswith("— ready")]
+        ready = [device.serial for device in await self.refresh_devices() if device.ready]
         if len(ready) == 1:
             await self.connect_device(ready[0])
         else:
