@@ -48,6 +48,12 @@ class Task:
     apps: tuple[str, ...] = ()
     tags: tuple[str, ...] = field(default_factory=tuple)
     max_steps: int = 20
+    # What a user answers, in order, when the agent asks (ask_user); the bench plays the user with these.
+    answers: tuple[str, ...] = ()
+    must_ask: bool = False         # ambiguous on purpose: solved only if the agent asked before acting
+    # The outcome a correct run ends with: "failed" for an infeasible task (the agent must stop with fail,
+    # and the checker then proves the phone's state is unchanged).
+    expected_outcome: str = "success"
 
 
 class OracleError(AssertionError):
