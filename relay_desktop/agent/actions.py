@@ -23,6 +23,8 @@ __all__ = ["ACTIONS", "MAX_STEPS_PER_PLAN", "OPTIONAL_ACTIONS", "PLAN_CONTRACT",
 
 MAX_STEPS_PER_PLAN = 5
 DIRECTIONS = ("up", "down", "left", "right")
+EDGES = ("top", "bottom", "left", "right")
+MAX_REMEMBER = 5
 KEYS = ("enter", "search", "delete", "tab", "escape", "volume_up", "volume_down", "power", "camera")
 
 
@@ -59,11 +61,18 @@ ACTIONS: dict[str, ActionSpec] = {spec.name: spec for spec in (
                 "clear": {"type": "boolean", "description": "delete the field's current text first"},
                 "submit": {"type": "boolean", "description": "press Enter after typing"}},
                required=("text",), targets_element=True),
-    ActionSpec("swipe", "Move a finger across the screen in a direction (the content moves with the finger).",
-               {"direction": {"enum": list(DIRECTIONS)}, "element": _ELEMENT}, required=("direction",),
-               targets_element=True),
+    ActionSpec("swipe", "Move a finger across the screen in a direction (the content moves with the finger): "
+               "starting on an element (e.g. swipe a row aside), from a screen edge (from_edge=\"top\" with "
+               "direction down opens the notification shade; again for Quick Settings), or across the middle.",
+               {"direction": {"enum": list(DIRECTIONS)}, "element": _ELEMENT,
+                "from_edge": {"enum": list(EDGES), "description": "start at this edge of the screen"}},
+               required=("direction",), targets_element=True),
     ActionSpec("scroll", "Scroll to reveal more content in a direction: 'down' shows what is below.",
                {"direction": {"enum": list(DIRECTIONS)}, "element": _ELEMENT}, required=("direction",),
+               targets_element=True),
+    ActionSpec("set_value", "Set a slider to a value: in the range the element list shows (\"value 128 of "
+               "0–255\"), or, when it shows no range, a percentage from 0 to 100.",
+               {"element": _ELEMENT, "value": {"type": "number"}}, required=("element", "value"),
                targets_element=True),
     ActionSpec("press_key", "Press a key: enter, search, delete, tab, escape, volume or power keys.",
                {"key": {"enum": list(KEYS)}}, required=("key",)),
@@ -107,6 +116,9 @@ def _plan_schema(specs: dict[str, ActionSpec]) -> dict[str, Any]:
             "reflection": {"type": "string",
                            "description": "one critical line: did the last action do what you wanted?"},
             "steps": {"type": "array", "items": step, "minItems": 1, "maxItems": MAX_STEPS_PER_PLAN},
+            "remember": {"type": "array", "items": {"type": "string"}, "maxItems": MAX_REMEMBER,
+                         "description": "facts read on this screen that later steps need (a phone number, a "
+                                        "code, a name, a price): kept for the whole run"},
         },
         "required": ["thinking", "steps"],
     }
@@ -158,7 +170,9 @@ class Step:
             parts.append(self.element)
         elif "x" in p and "y" in p:
             parts.append(f"({p['x']},{p['y']})")
-        for key in ("direction", "key", "app"):
+        if "from_edge" in p:
+            parts.append(f"from {p['from_edge']} edge")
+        for key in ("direction", "key", "app", "value"):
             if key in p:
                 parts.append(str(p[key]))
         for key in ("text", "question", "summary", "reason", "command"):
@@ -191,10 +205,14 @@ class SemanticActionPlan:
     thinking: str = ""
     reflection: str = ""
     source: str = "model"                    # "model" or "fallback" (the rule-based planner)
+    remember: tuple[str, ...] = ()           # facts the model wants kept for the rest of the run
 
     def to_json(self) -> dict[str, Any]:
-        return {"thinking": self.thinking, "reflection": self.reflection,
-                "steps": [s.to_json() for s in self.steps]}
+        data: dict[str, Any] = {"thinking": self.thinking, "reflection": self.reflection,
+                                "steps": [s.to_json() for s in self.steps]}
+        if self.remember:
+            data["remember"] = list(self.remember)
+        return data
 
 
 def _check_step(raw: Any, index: int, specs: dict[str, ActionSpec]) -> Step:
@@ -236,7 +254,9 @@ def parse_plan(data: dict[str, Any], source: str = "model", *, shell: bool = Fal
         if step.spec.ends_plan:
             steps = steps[:i + 1]
             break
-    return SemanticActionPlan(steps, str(data.get("thinking") or ""), str(data.get("reflection") or ""), source)
+    remember = tuple(str(fact) for fact in (data.get("remember") or ())[:MAX_REMEMBER] if str(fact).strip())
+    return SemanticActionPlan(steps, str(data.get("thinking") or ""), str(data.get("reflection") or ""), source,
+                              remember)
 
 
 @dataclass(frozen=True)

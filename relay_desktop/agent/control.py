@@ -11,13 +11,23 @@ import asyncio
 from collections.abc import Callable
 from typing import Literal
 
-__all__ = ["RunControl", "RunStopped"]
+__all__ = ["RunControl", "RunFinishedSignal", "RunStopped"]
 
 State = Literal["idle", "running", "paused", "stopping", "finished"]
 
 
 class RunStopped(Exception):
     """Raised at a checkpoint once stop was asked for."""
+
+
+class RunFinishedSignal(Exception):
+    """The run has its outcome (the agent said complete or fail, or too many errors in a row): unwind to the
+    orchestrator, which reports it."""
+
+    def __init__(self, outcome: str, reason: str) -> None:
+        super().__init__(reason)
+        self.outcome = outcome
+        self.reason = reason
 
 
 class RunControl:

@@ -1,8 +1,9 @@
-"""The fast agent's conversation: the pinned task message plus a sliding window of the last 12 messages.
+"""The fast agent's conversation: the pinned message plus a sliding window of the last 12 messages.
 
-The pinned message is never trimmed: it is the task, and once the planning agent has spoken, the task
-with its strategic guidance. Older turns fall out of the window; what they taught survives as the failure
-context and loop-guard notes the orchestrator puts in every prompt.
+The pinned message is never trimmed. It holds, once each: the task, the phone (device, installed apps and
+what they can do), the planning agent's guidance once it has spoken, and the facts the model chose to
+remember. Older turns fall out of the window; what they taught survives as those facts, the open issues and
+the loop-guard notes the orchestrator puts in every prompt.
 """
 
 from __future__ import annotations
@@ -19,11 +20,15 @@ WINDOW = 12
 class Conversation:
     def __init__(self, task: str, window: int = WINDOW) -> None:
         self.task = task
-        self.pinned = Message.user(f"TASK: {task}")
+        self.context = ""                 # the phone: device, installed apps, what the apps can do
+        self.guidance = ""                # the planning agent's current guidance
+        self.facts = ""                   # what the model chose to remember
         self._recent: deque[Message] = deque(maxlen=window)
 
-    def pin(self, text: str) -> None:
-        self.pinned = Message.user(text)
+    @property
+    def pinned(self) -> Message:
+        parts = [f"TASK: {self.task}", self.context, self.guidance, self.facts]
+        return Message.user("\n\n".join(p for p in parts if p))
 
     def add(self, message: Message) -> None:
         self._recent.append(message)

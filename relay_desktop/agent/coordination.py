@@ -2,16 +2,21 @@
 
 1. Initial planning, launched on iteration 1 without waiting; the fast agent acts on its own until the
    result arrives, and it is adopted at the top of the first iteration that finds it done.
-2. Progress stall: after ``progress_every`` stale iterations the fast model is asked whether the run is
-   progressing; if not, recovery planning is launched — both in the background.
+2. Progress stall: after ``progress_every`` stale iterations — steps that reached no screen new to this run —
+   the fast model is asked whether the run is progressing; if not, recovery planning is launched. A run that
+   reaches a new screen every step is not checked: supervision is spent where it pays.
 3. Step failures: ``failure_replan`` failures since the last plan (and as many iterations since the last
    consultation) launch recovery planning in the background.
 4. Wrong task: a completion check that says the agent did something else counts as three failures, so
    (3) fires at once.
 5. Last resort: in the final iterations, with failures since the last plan, one *blocking* consultation.
 
-Adopting a result pins it as the first conversation message and makes it the guidance prepended to the
-task in every fast-agent prompt.
+Recovery plans (2–4) are asked in the background, but the fast agent waits for one in flight before its next
+plan (up to ``recovery_wait_s``): a recovery plan that arrives after the steps it was meant for is wasted.
+One planning request at a time, and never two consultations in a row without a step between them.
+
+Adopting a result puts its guidance in the pinned first message of the fast agent's conversation, next to the
+task (once: it is not repeated in the turn's own message).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 
 from relay_desktop.agent.conversation import Conversation
 from relay_desktop.agent.events import Event, GuidanceUpdated, LogLine, Verification
@@ -29,9 +35,21 @@ from relay_desktop.agent.verifiers import ProgressChecker
 from relay_desktop.device.models import AppInfo
 from relay_desktop.llm.errors import LLMError
 
-__all__ = ["PlanningCoordinator"]
+__all__ = ["Issue", "PlanningCoordinator"]
 
 log = logging.getLogger(__name__)
+
+OPEN_ISSUES_SHOWN = 3
+
+
+@dataclass
+class Issue:
+    """Something that went wrong. The planning agent reads them all; the fast agent only those still open."""
+
+    text: str
+    kind: str = "other"          # "step", "guard", "stuck", "completion", "progress", "other"
+    step: int = 0
+    resolved: bool = False
 
 
 class PlanningCoordinator:
@@ -49,7 +67,8 @@ class PlanningCoordinator:
         self._knowledge = knowledge
         self.current: PlanningResult | None = None
         self.guidance = ""
-        self.failure_context: list[str] = []
+        self.issues: list[Issue] = []
+        self.knowledge_text = ""                 # what the installed apps can do, once it has been fetched
         self.failures_since_last_plan = 0
         self.stale_iterations = 0
         self.last_plan_consult = 0
@@ -57,7 +76,10 @@ class PlanningCoordinator:
         self.last_resort_consulted = False
         self._pending: asyncio.Task[PlanningResult | None] | None = None
         self._pending_trigger = ""
+        self._launched_at = 0
+        self._adopted_at = -10
         self._progress: asyncio.Task[None] | None = None
+        self.facts: Callable[[], str] = lambda: ""     # the fast agent's noted facts, for the planner
 
     @property
     def enabled(self) -> bool:
@@ -67,8 +89,29 @@ class PlanningCoordinator:
     def pending(self) -> bool:
         return self._pending is not None and not self._pending.done()
 
-    def add_failure(self, description: str) -> None:
-        self.failure_context.append(description)
+    @property
+    def failure_context(self) -> list[str]:
+        """Everything that went wrong in this run, oldest first (the planning agent's view)."""
+        return [issue.text for issue in self.issues]
+
+    def add_failure(self, description: str, *, kind: str = "other", step: int = 0) -> None:
+        open_same = [i for i in self.issues if not i.resolved and i.text == description]
+        if open_same:
+            return
+        self.issues.append(Issue(description, kind, step))
+
+    def resolve(self, *kinds: str) -> None:
+        """The run made progress: earlier problems of these kinds no longer apply (the fast agent stops seeing
+        them; the planner still does)."""
+        for issue in self.issues:
+            if issue.kind in kinds:
+                issue.resolved = True
+
+    def open_issues(self, iteration: int, limit: int = OPEN_ISSUES_SHOWN) -> list[str]:
+        """Problems still open, for the fast agent; a step failure of the last plan is left out, because the
+        plan's step-by-step result already says it."""
+        return [i.text for i in self.issues if not i.resolved
+                and not (i.kind == "step" and i.step >= iteration - 1)][-limit:]
 
     def cancel(self) -> None:
         for task in (self._pending, self._progress):
@@ -85,6 +128,7 @@ class PlanningCoordinator:
     def _launch(self, trigger: str, observation: Observation, iteration: int) -> None:
         assert self.planner is not None
         self.last_plan_consult = iteration
+        self._launched_at = iteration
         self._pending_trigger = trigger
         self._pending = asyncio.get_running_loop().create_task(self._consult(trigger, observation),
                                                                name=f"planning-{trigger}")
@@ -93,20 +137,28 @@ class PlanningCoordinator:
     async def _consult(self, trigger: str, observation: Observation) -> PlanningResult | None:
         assert self.planner is not None
         apps, knowledge = await asyncio.gather(self._apps(), self._knowledge())
+        self.knowledge_text = knowledge or self.knowledge_text
         try:
             if trigger == "initial":
                 return await self.planner.plan_initial(self.task, observation, apps, knowledge)
             return await self.planner.plan_recovery(self.task, observation, apps, list(self.failure_context),
-                                                    self.current, knowledge, trigger=trigger)
+                                                    self.current, knowledge, trigger=trigger,
+                                                    budget=(self._launched_at, self.settings.max_steps),
+                                                    facts=self.facts())
         except LLMError as exc:
             # Guidance is a help, not a requirement: the fast agent carries on without it.
             self._emit(LogLine(run_id=self.run_id, level="warning",
                                message=f"Planning agent unavailable ({trigger}): {exc}"))
             return None
 
-    def adopt(self, iteration: int) -> PlanningResult | None:
-        """Top of every iteration: take a finished planning result, if one is waiting."""
+    async def adopt(self, iteration: int) -> PlanningResult | None:
+        """Top of every iteration: take a finished planning result, if one is waiting. A recovery plan in
+        flight is waited for (bounded): the next steps should follow it, not the approach that failed."""
         task = self._pending
+        if task is not None and not task.done() and self._pending_trigger != "initial":
+            self._emit(LogLine(run_id=self.run_id, step=iteration,
+                               message=f"Waiting for the planning agent's recovery plan ({self._pending_trigger})"))
+            await asyncio.wait({task}, timeout=self.settings.recovery_wait_s)
         if task is None or not task.done():
             return None
         self._pending = None
@@ -122,16 +174,19 @@ class PlanningCoordinator:
     def _apply(self, result: PlanningResult, trigger: str, iteration: int) -> None:
         self.current = result
         self.guidance = result.to_guidance_text()
-        self.conversation.pin(result.pinned_message(self.task))
+        self.conversation.guidance = self.guidance
         self.failures_since_last_plan = 0
+        self.stale_iterations = 0
+        self._adopted_at = iteration
         self._emit(GuidanceUpdated(run_id=self.run_id, step=iteration, trigger=trigger, guidance=self.guidance,
                                    approach=result.recommended.name))
 
     # ------------------------------------------------------------ triggers 2-5
 
-    def tick(self, observation: Observation, iteration: int, recent: Sequence[str]) -> None:
-        """Trigger 2, checked every iteration: a background progress check once the run has gone stale."""
-        self.stale_iterations += 1
+    def tick(self, observation: Observation, iteration: int, recent: Sequence[str], *, novel: bool) -> None:
+        """Trigger 2, after each plan that did not end the run: count steps that reached no new screen, and once
+        there are ``progress_every`` of them, check progress in the background."""
+        self.stale_iterations = 0 if novel else self.stale_iterations + 1
         if (self.checker is None or not self.enabled or self.pending
                 or (self._progress is not None and not self._progress.done())):
             return
@@ -141,10 +196,15 @@ class PlanningCoordinator:
             self._progress = asyncio.get_running_loop().create_task(
                 self._check_progress(observation, iteration, list(recent)), name="progress-check")
 
+    def cancel_progress(self) -> None:
+        """The run is deciding to end: a progress check now would be paid for and never read."""
+        if self._progress is not None and not self._progress.done():
+            self._progress.cancel()
+
     async def _check_progress(self, observation: Observation, iteration: int, recent: list[str]) -> None:
         assert self.checker is not None
         try:
-            verdict = await self.checker.check(self.task, observation, recent)
+            verdict = await self.checker.check(self.task, observation, recent, self.facts())
         except LLMError as exc:
             self._emit(LogLine(run_id=self.run_id, level="warning", message=f"Progress check failed: {exc}"))
             return
@@ -153,14 +213,18 @@ class PlanningCoordinator:
         if verdict.ok:
             self.stale_iterations = 0
             return
-        self.add_failure(f"Progress check (iter {iteration}): {verdict.reason}")
-        if not self.pending:
+        self.add_failure(f"Progress check (step {iteration}): {verdict.reason}", kind="progress", step=iteration)
+        if not self.pending and self._may_consult(iteration):
             self._launch("stall", observation, iteration)
+
+    def _may_consult(self, iteration: int) -> bool:
+        """Never two consultations back to back: a step must pass after a plan arrives before another is asked."""
+        return iteration - self._adopted_at >= 2 and iteration > self.last_plan_consult
 
     def note_failures(self, count: int, observation: Observation, iteration: int, trigger: str = "failures") -> None:
         """Triggers 3 and 4: step failures (a wrong-task verdict counts 3) may launch recovery planning."""
         self.failures_since_last_plan += count
-        if (self.enabled and not self.pending
+        if (self.enabled and not self.pending and self._may_consult(iteration)
                 and self.failures_since_last_plan >= self.settings.failure_replan
                 and iteration - self.last_plan_consult >= self.settings.failure_replan):
             self._launch(trigger, observation, iteration)
@@ -174,7 +238,7 @@ class PlanningCoordinator:
         if self._pending is not None:
             self._pending.cancel()
             self._pending = None
-        self.last_plan_consult = iteration
+        self.last_plan_consult = self._launched_at = iteration
         self._emit(LogLine(run_id=self.run_id, step=iteration,
                            message="Planning agent consulted (last resort, waiting for it)"))
         result = await self._consult("last_resort", observation)

@@ -21,7 +21,7 @@ from relay_desktop.device.errors import (
     CommandInterruptedError,
     UnsupportedTextError,
 )
-from relay_desktop.perception import Bounds, focused_field
+from relay_desktop.perception import Bounds, Element, focused_field
 
 __all__ = ["Executor"]
 
@@ -60,6 +60,8 @@ class Executor:
                 return await self._type(resolved, observation)
             if action in ("swipe", "scroll"):
                 return await self._swipe(resolved, observation)
+            if action == "set_value":
+                return await self._set_value(resolved)
             if action == "press_key":
                 await self._send(lambda: phone.press_key(_KEYS[step.params["key"]]))
                 return f"pressed {step.params['key']}"
@@ -137,11 +139,57 @@ class Executor:
 
     async def _swipe(self, resolved: ResolvedStep, observation: Observation) -> str:
         step = resolved.step
-        area: Bounds = resolved.target.visible if resolved.target is not None else observation.element_map.screen
+        screen = observation.element_map.screen
         vx, vy = finger_vector(step.action, str(step.params["direction"]))
+        edge = step.params.get("from_edge")
+        verb = "scrolled" if step.action == "scroll" else "swiped"
+        if edge:
+            # From the very edge (a status-bar pull starts on the status bar), 40% of the screen inwards.
+            start = {"top": (screen.center[0], screen.top + 2), "bottom": (screen.center[0], screen.bottom - 3),
+                     "left": (screen.left + 2, screen.center[1]), "right": (screen.right - 3, screen.center[1])}[edge]
+            end = (start[0] + int(screen.width * 0.4) * vx, start[1] + int(screen.height * 0.4) * vy)
+            await self._send(lambda: self.phone.swipe(*start, *end, SWIPE_MS))
+            return f"{verb} {step.params['direction']} from the {edge} edge"
+        if step.action == "swipe" and resolved.target is not None:
+            # On an element: the finger starts on it (swiping a row aside, dragging a handle).
+            area = resolved.target.visible
+            start = resolved.point or area.center
+            reach = max(int(area.width * 0.8) if vx else int(area.height * 0.8), int(screen.width * 0.3))
+            end = (start[0] + reach * vx, start[1] + reach * vy)
+            end = (min(max(end[0], screen.left + 1), screen.right - 2), min(max(end[1], screen.top + 1),
+                                                                            screen.bottom - 2))
+            await self._send(lambda: self.phone.swipe(*start, *end, SWIPE_MS))
+            return f"{verb} {step.params['direction']} from ({start[0]},{start[1]}) to ({end[0]},{end[1]})"
+        area: Bounds = resolved.target.visible if resolved.target is not None else screen
         cx, cy = area.center
         dx, dy = int(area.width * 0.3) * vx, int(area.height * 0.3) * vy
         start, end = (cx - dx, cy - dy), (cx + dx, cy + dy)
         await self._send(lambda: self.phone.swipe(*start, *end, SWIPE_MS))
-        verb = "scrolled" if step.action == "scroll" else "swiped"
         return f"{verb} {step.params['direction']}"
+
+    async def _set_value(self, resolved: ResolvedStep) -> str:
+        """A tap on a slider's track at the value's place (Android's SeekBar jumps there)."""
+        target = resolved.target
+        if target is None or target.role != "slider":
+            raise StepError("set_value needs a slider's element id")
+        value = float(resolved.step.params["value"])
+        known = slider_range(target)
+        low, high = (known[0], known[1]) if known is not None else (0.0, 100.0)
+        if high <= low or not low <= value <= high:
+            unit = f"{low:g}–{high:g}" if known is not None else "0–100 (percent)"
+            raise StepError(f"value {value:g} is outside the slider's range {unit}")
+        track = target.bounds
+        # The thumb's travel stops short of the ends by about its radius (half the bar's height).
+        inset = min(track.height // 2, track.width // 10)
+        x = track.left + inset + round((value - low) / (high - low) * max(1, track.width - 2 * inset))
+        y = track.center[1]
+        await self._send(lambda: self.phone.tap(x, y))
+        return f"set to {value:g} (tapped the track at ({x},{y}))"
+
+
+def slider_range(element: Element) -> tuple[float, float, float] | None:
+    """(min, max, current) when the screen tells it (perception knows how), else None."""
+    from relay_desktop.perception import screen as screen_questions
+
+    find = getattr(screen_questions, "slider_range", None)
+    return find(element) if find is not None else None

@@ -1,14 +1,21 @@
 """Loop guards: the ways an agent gets stuck, each noticed from what the screens and actions were.
 
-* layout-hash stagnation — the same screen structure keeps coming back (CRC32 of the quantized layout);
-* exact element-map diff — nothing at all changed for several steps in a row → automatic recovery;
-* screen signature — the native-loop design's quick check (package, element count, first control) that
-  also catches toggling between two states;
-* ineffective action — the semantic fingerprint is the same before and after an action;
-* same-element loop — the agent keeps acting on one element, with diagnostic suggestions;
-* A-B-A cycle — screen A → B → A again: the action that led back from B is blocked at B.
+Each guard speaks only about actions that made no progress, and only while that lasts: scrolling a list that
+shows new items every time, typing three digits on a keypad, or changing three controls on one settings page
+is progress, not a loop; a warning that was true two steps ago is not repeated once the agent has moved on.
 
-Plain bookkeeping, no I/O: the orchestrator feeds it one transition per step and reads its verdicts.
+* stagnation — the same screen (layout *and* content) keeps coming back: the spec's layout hash, joined with
+  the content fingerprint so that edits on one page are not mistaken for standing still;
+* unchanged — nothing at all changed (element list or picture) for several steps in a row;
+* screen signature — the native-loop design's quick check (package, element count, first control) over the
+  last four actions, toggling between two states included;
+* ineffective action — the last step changed neither the element list nor the picture;
+* same-element loop — the agent keeps acting on one element and it keeps doing nothing;
+* A-B-A cycle — a round trip screen A → B → A that the agent already made once before, with nothing changed
+  on the way: the first trip may have gathered information (a note read, a number copied); a second, identical
+  one is a loop, and the action that came back is blocked at B.
+
+Plain bookkeeping, no I/O: the reviewer feeds it one transition per plan and reads its verdicts.
 """
 
 from __future__ import annotations
@@ -23,7 +30,7 @@ __all__ = ["LoopGuards", "Transition"]
 
 STAGNATION_WINDOW = 10
 STAGNATION_REPEATS = 3
-UNCHANGED_LIMIT = 4          # the spec's "element map unchanged 4x" → automatic recovery
+UNCHANGED_LIMIT = 4          # the spec's "element map unchanged 4x" → a recovery suggestion
 SIGNATURE_WINDOW = 4
 SAME_ELEMENT_WINDOW = 6
 SAME_ELEMENT_LIMIT = 3
@@ -31,66 +38,86 @@ SAME_ELEMENT_LIMIT = 3
 
 @dataclass(frozen=True)
 class Transition:
-    before: str                  # semantic fingerprint before the step's actions
+    before: str                  # semantic fingerprint before the plan's actions
     after: str                   # ... and after
     steps: tuple[Step, ...]      # what ran in between
-    targets: tuple[str, ...]     # labels of the elements acted on ("" for none)
+    targets: tuple[str, ...]     # labels of the elements acted on ("" for none), as they were when acted on
+    effective: bool = True       # the element list or the picture changed
+
+    def keys(self) -> tuple[str, ...]:
+        return tuple(s.key() for s in self.steps)
 
 
 @dataclass
 class LoopGuards:
-    layouts: deque[str] = field(default_factory=lambda: deque(maxlen=STAGNATION_WINDOW))
+    # (layout hash, content fingerprint, first time this content was seen) of the last screens
+    screens: deque[tuple[str, str, bool]] = field(default_factory=lambda: deque(maxlen=STAGNATION_WINDOW))
     transitions: list[Transition] = field(default_factory=list)
     blocked: dict[str, set[str]] = field(default_factory=dict)   # fingerprint → step keys blocked there
+    round_trips: Counter[tuple[str, str, tuple[str, ...], tuple[str, ...]]] = field(default_factory=Counter)
     unchanged: int = 0
     signatures: deque[str] = field(default_factory=lambda: deque(maxlen=SIGNATURE_WINDOW))
     fingerprints: deque[str] = field(default_factory=lambda: deque(maxlen=SIGNATURE_WINDOW))
+    seen: set[str] = field(default_factory=set)                  # every screen content met in this run
 
     # ------------------------------------------------------------ feeding
 
-    def observe(self, observation: Observation, map_unchanged: bool, acted: bool = True) -> None:
-        """Every new screen, before the model is asked about it. ``acted``: the agent did something since the
-        last screen (a step that failed before reaching the phone cannot be stuck on the phone)."""
-        self.layouts.append(observation.layout_hash)
+    def observe(self, observation: Observation, nothing_changed: bool, acted: bool = True) -> bool:
+        """Every new screen, before the model is asked about it. ``nothing_changed``: neither the element list
+        nor the picture changed since the last look; ``acted``: the agent did something since then (a step that
+        failed before reaching the phone cannot be stuck on the phone). Returns whether this screen's content is
+        new in this run (the coordinator's measure of progress)."""
+        novel = observation.fingerprint not in self.seen
+        self.seen.add(observation.fingerprint)
+        self.screens.append((observation.layout_hash, observation.fingerprint, novel))
         if acted:
             self.signatures.append(observation.signature)
             self.fingerprints.append(observation.fingerprint)
-        self.unchanged = self.unchanged + 1 if map_unchanged and acted else 0
+        self.unchanged = self.unchanged + 1 if nothing_changed and acted else 0
+        return novel
 
     def record(self, transition: Transition) -> str | None:
-        """One step's effect. Returns a note when this closed an A-B-A cycle (and blocks its action)."""
+        """One plan's effect. Returns a note when it repeated an A-B-A round trip (and blocks its action)."""
         self.transitions.append(transition)
         if len(self.transitions) < 2:
             return None
         first, second = self.transitions[-2], transition
-        if first.after == second.before and second.after == first.before and first.before != first.after \
-                and second.steps and [s.key() for s in first.steps] != [s.key() for s in second.steps]:
-            key = second.steps[-1].key()
-            self.blocked.setdefault(second.before, set()).add(key)
-            return (f"Cycle: '{' → '.join(s.describe() for s in first.steps)}' went forward and "
-                    f"'{key}' came straight back. '{key}' is blocked on that screen; try something else there.")
-        return None
+        if not (first.after == second.before and second.after == first.before and first.before != first.after
+                and second.steps and first.keys() != second.keys()):
+            return None
+        trip = (first.before, first.after, first.keys(), second.keys())
+        self.round_trips[trip] += 1
+        if self.round_trips[trip] < 2:
+            return None            # the first trip may have been for information: no loop yet
+        key = second.steps[-1].key()
+        self.blocked.setdefault(second.before, set()).add(key)
+        return (f"Cycle: you went '{' → '.join(s.describe() for s in first.steps)}' and came straight back with "
+                f"'{key}' twice, with nothing changed. '{key}' is blocked on that screen; do something else there.")
 
     # ------------------------------------------------------------ verdicts
 
     def blocked_reason(self, fingerprint: str, step: Step) -> str | None:
         if step.key() in self.blocked.get(fingerprint, set()):
-            return (f"'{step.describe()}' is blocked here: it led back to the previous screen before "
-                    f"(A-B-A cycle). Choose a different action.")
+            return (f"'{step.describe()}' is blocked here: it led back to the previous screen twice with nothing "
+                    "changed (A-B-A cycle). Choose a different action.")
         return None
 
     def stagnant(self) -> str | None:
-        """The spec's structure-hash check: the current layout seen 3+ times in the last 10 steps."""
-        if not self.layouts:
+        """The same screen — structure and content — seen STAGNATION_REPEATS times in the last window, with no
+        screen new to this run in between (coming back to a hub page between goals is not standing still)."""
+        if not self.screens:
             return None
-        repeats = Counter(self.layouts)[self.layouts[-1]]
-        if repeats >= STAGNATION_REPEATS:
-            return (f"Screen structure stagnant: same layout seen {repeats} times in last "
-                    f"{len(self.layouts)} iterations")
+        current = self.screens[-1][:2]
+        visits = [i for i, (layout, content, _) in enumerate(self.screens) if (layout, content) == current]
+        repeats = len(visits)
+        explored = any(novel for _, _, novel in list(self.screens)[visits[0] + 1:])
+        if repeats >= STAGNATION_REPEATS and not explored:
+            return (f"Screen stagnant: this exact screen was seen {repeats} times in the last {len(self.screens)} "
+                    "steps")
         return None
 
     def stuck(self) -> bool:
-        """Exact element-map diff: nothing changed after UNCHANGED_LIMIT steps in a row."""
+        """Nothing changed, in the element list or the picture, after UNCHANGED_LIMIT steps in a row."""
         return self.unchanged >= UNCHANGED_LIMIT
 
     def same_signature(self) -> bool:
@@ -101,9 +128,9 @@ class LoopGuards:
         return full and len(set(self.signatures)) == 1 and len(set(self.fingerprints)) <= 2
 
     def ineffective(self) -> Transition | None:
-        """The last step, when it changed nothing the fingerprint sees."""
+        """The last plan, when it changed nothing at all (neither the element list nor the picture)."""
         last = self.transitions[-1] if self.transitions else None
-        if last is not None and last.before == last.after and any(
+        if last is not None and not last.effective and any(
                 s.action not in ("wait", "ask_user", "complete", "fail") for s in last.steps):
             return last
         return None
@@ -114,18 +141,20 @@ class LoopGuards:
         self.fingerprints.clear()
 
     def same_element_loop(self) -> str | None:
-        """Action-history context: one element acted on again and again, with what to try instead."""
+        """One element acted on again and again without effect — said only while the latest action is one of
+        them, so the note goes away as soon as the agent does something that works."""
         recent = self.transitions[-SAME_ELEMENT_WINDOW:]
-        targets = Counter(t for tr in recent for t in tr.targets if t)
-        if not targets:
+        if not recent or recent[-1].effective:
             return None
-        label, count = targets.most_common(1)[0]
+        idle = Counter(t for tr in recent if not tr.effective for t in set(tr.targets) if t)
+        latest = [t for t in recent[-1].targets if t]
+        if not latest:
+            return None
+        label = max(latest, key=lambda t: idle[t])
+        count = idle[label]
         if count < SAME_ELEMENT_LIMIT:
             return None
-        changed = sum(1 for tr in recent if label in tr.targets and tr.before != tr.after)
-        hint = ("it had no visible effect" if changed == 0 else
-                f"it changed the screen only {changed} of {count} times")
-        return (f"ACTION LOOP: you acted on \"{label}\" {count} times in the last {len(recent)} steps and {hint}. "
-                "Diagnose before acting again: is it the right element (check the label and position)? Is it "
-                "disabled or covered by the keyboard or a dialog? Does the list need scrolling first? Is the "
+        return (f"ACTION LOOP: you acted on {label} {count} times in the last {len(recent)} steps with no visible "
+                "effect. Diagnose before acting again: is it the right element (check the label and position)? Is "
+                "it disabled or covered by the keyboard or a dialog? Does the list need scrolling first? Is the "
                 "task already done? Try a different element, scroll, go back, or another way to reach the goal.")

@@ -25,12 +25,13 @@ class Observation:
     layout_hash: str
     fingerprint: str
     signature: str
+    pixels: bytes | None = None   # grey thumbnail of the picture (perception.pixels), when there was one
 
     @classmethod
     def of(cls, element_map: ElementMap, screenshot: PreparedScreenshot | None, context: DeviceContext,
-           captured_at: float, capture_ms: float) -> Observation:
+           captured_at: float, capture_ms: float, pixels: bytes | None = None) -> Observation:
         return cls(element_map, screenshot, context, captured_at, capture_ms, layout_hash(element_map),
-                   fingerprint_of(element_map), screen_signature(element_map))
+                   fingerprint_of(element_map), screen_signature(element_map), pixels)
 
     @property
     def app(self) -> str:

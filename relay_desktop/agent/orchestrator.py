@@ -1,9 +1,10 @@
 """The agent loop: capture → element map → plan → check → act → verify, until the task is done.
 
 One run is one asyncio task. Each iteration captures the screenshot, the UI dump and the app in front
-concurrently, builds the element map (IDs carried over from the previous step), runs the loop guards and
-the planning triggers, asks the fast agent (or the rule-based fallback planner) for a short plan, and
-carries it out step by step through the safety gates. Whether a step took effect is judged on the next
+concurrently, builds the element map (IDs carried over from the previous step), reviews what the last plan
+did step by step, runs the loop guards and the planning triggers, asks the fast agent (or the rule-based
+fallback planner) for a short plan, and carries it out step by step through the safety gates, each step on
+the screen as it is when it runs (plan_runner.py). Whether the last step took effect is judged on the next
 iteration's capture — the one the next plan needs anyway — so verification costs no extra round trip.
 """
 
@@ -21,7 +22,7 @@ from typing import Any
 from relay_desktop.agent.actions import SemanticActionPlan, StepError, parse_plan, plan_contract
 from relay_desktop.agent.claims import PhoneBusy, claim_phone
 from relay_desktop.agent.context import DeviceContextCache
-from relay_desktop.agent.control import RunControl, RunStopped
+from relay_desktop.agent.control import RunControl, RunFinishedSignal, RunStopped
 from relay_desktop.agent.conversation import Conversation
 from relay_desktop.agent.coordination import PlanningCoordinator
 from relay_desktop.agent.events import (
@@ -39,13 +40,17 @@ from relay_desktop.agent.events import (
 from relay_desktop.agent.executor import Executor
 from relay_desktop.agent.guards import LoopGuards
 from relay_desktop.agent.knowledge import AppKnowledgeCache
+from relay_desktop.agent.memory import Memory
 from relay_desktop.agent.observation import Observation
+from relay_desktop.agent.plan_runner import PlanRunner
 from relay_desktop.agent.planning import PlanningAgent
 from relay_desktop.agent.ports import Models, Phone
-from relay_desktop.agent.prompts import fast_system_prompt, fast_user_prompt
-from relay_desktop.agent.recovery import StepRunner
+from relay_desktop.agent.prompts import fast_system_prompt, fast_user_prompt, pinned_context
+from relay_desktop.agent.review import Reviewer
+from relay_desktop.agent.run_state import RunState
 from relay_desktop.agent.safety import Handlers
 from relay_desktop.agent.settings import MAX_TASK_CHARS, AgentSettings, RunResult
+from relay_desktop.agent.step_results import no_visible_effect
 from relay_desktop.agent.verifiers import CompletionVerifier, ProgressChecker
 from relay_desktop.device.errors import (
     DeviceDisconnectedError,
@@ -64,18 +69,12 @@ from relay_desktop.perception import (
     diff_maps,
     prepare_screenshot_async,
 )
+from relay_desktop.perception.pixels import pixel_signature
 from relay_desktop.perception.screenshot import integer_side
 
-__all__ = ["Orchestrator"]
+__all__ = ["Orchestrator", "RunFinishedSignal"]
 
 log = logging.getLogger(__name__)
-
-
-class RunFinishedSignal(Exception):
-    def __init__(self, outcome: Outcome, reason: str) -> None:
-        super().__init__(reason)
-        self.outcome = outcome
-        self.reason = reason
 
 
 class Orchestrator:
@@ -97,9 +96,9 @@ class Orchestrator:
         self.control.on_change = lambda state, reason: self.emit(
             RunStateChanged(run_id=self.run_id, state=state, reason=reason))
         self.fallback_mode = models is None
-        self.consecutive_errors = 0
         self.iteration = 0
-        self._carried: list[str] = []
+        self.memory = Memory()
+        self.state: RunState | None = None
 
     def emit(self, event: Any) -> None:
         self.bus.emit(event)
@@ -131,7 +130,7 @@ class Orchestrator:
         except PhoneBusy as exc:
             outcome, reason = "error", str(exc)
         except RunFinishedSignal as signal:
-            outcome, reason = signal.outcome, signal.reason
+            outcome, reason = signal.outcome, signal.reason  # type: ignore[assignment]
         except (RunStopped, asyncio.CancelledError):
             if not self.control.stop_requested:
                 raise
@@ -176,8 +175,13 @@ class Orchestrator:
         self.coordinator = PlanningCoordinator(task, self.run_id, planner, checker, self.settings,
                                                self.conversation, self.emit, self.context.installed_apps,
                                                self._knowledge_text)
+        self.coordinator.facts = lambda: self.memory.text("Facts the agent noted so far:")
+        self.state = RunState(self.run_id, task, self.settings, self.phone, self.control, self.handlers,
+                              self.conversation, self.guards, self.coordinator, self.executor, self.emit,
+                              self.capture, self.completion, self.memory)
         self._fallback: Any = None
-        self.steps = StepRunner(self)
+        self.steps = PlanRunner(self.state)
+        self.reviewer = Reviewer(self.state, self.steps)
         if self.fallback_mode:
             self.log("No model is configured: the rule-based fallback planner drives this run.", "warning")
         describe = getattr(self.phone, "describe", None)
@@ -186,7 +190,7 @@ class Orchestrator:
         previous: Observation | None = None
         step_started = time.monotonic()
         for iteration in range(1, self.settings.max_steps + 1):
-            self.iteration = iteration
+            self.iteration = self.state.iteration = iteration
             if iteration > 1 and self.settings.pace_s:
                 await asyncio.sleep(max(0.0, step_started + self.settings.pace_s - time.monotonic()))
             step_started = time.monotonic()
@@ -208,43 +212,51 @@ class Orchestrator:
     # ------------------------------------------------------------ one iteration
 
     async def _iteration(self, previous: Observation | None) -> Observation:
-        iteration, coordinator = self.iteration, self.coordinator
-        coordinator.adopt(iteration)
+        iteration, coordinator, state = self.iteration, self.coordinator, self.state
+        assert state is not None
+        await coordinator.adopt(iteration)
         observation = await self.capture(previous.element_map if previous else None)
         diff = diff_maps(previous.element_map, observation.element_map) if previous is not None else None
-        self.guards.observe(observation, diff is not None and diff.empty, self.steps.acted)
+        still = previous is not None and no_visible_effect(previous, observation)
+        novel = self.guards.observe(observation, still, self.steps.acted)
         self.emit(ScreenCaptured(run_id=self.run_id, step=iteration, element_map=observation.element_map,
                                  screenshot=observation.screenshot, app=observation.app,
                                  layout_hash=observation.layout_hash, fingerprint=observation.fingerprint,
                                  capture_ms=observation.capture_ms, diff_text=diff.to_text() if diff else ""))
-        # Notes from an iteration that recovered on its own instead of asking the model are still owed to it.
-        notes, self._carried = self._carried, []
-        if previous is not None:
-            notes += self.steps.review(previous, observation, diff)
-        failures = coordinator.failure_context[-3:]
-        if failures:
-            notes.append("CONTEXT - Previous issues:\n" + "\n".join(f"- {f}" for f in failures))
+        notes = self.reviewer.review(previous, observation) if previous is not None else []
         if self.steps.target_app is None and not observation.on_launcher:
-            self.steps.target_app = observation.app  # the app the task is being done in, for self-healing
+            self.steps.target_app = observation.app  # the app the task is being done in
+        notes += self.reviewer.suggestions(observation)
+        issues = coordinator.open_issues(iteration)
+        if issues:
+            notes.append("CONTEXT - Previous issues (still open):\n" + "\n".join(f"- {f}" for f in issues))
         if iteration == 1:
             coordinator.start_initial(observation, iteration)
-        if await self.steps.self_heal(observation):
-            self._carried = [n for n in notes if not n.startswith("CONTEXT - Previous issues")]
-            return observation
-        if self.guards.stuck() or self.guards.same_signature():
-            await self.steps.auto_recover(observation)
-            self._carried = [n for n in notes if not n.startswith("CONTEXT - Previous issues")]
-            return observation
-        coordinator.tick(observation, iteration, self.steps.recent)
         await coordinator.last_resort(observation, iteration)
-        notes += await self.steps.human_checks(observation)
+        notes += await self.reviewer.human_checks(observation)
+        await self._refresh_pinned(observation)
         plan = await self._plan(observation, diff.to_text() if diff else None, notes)
         if plan is None:
-            self._count_error("no usable plan")
+            state.count_error("no usable plan")
             return observation
+        if plan.remember:
+            self.memory.add(plan.remember, iteration, observation.app)
+            self.conversation.facts = self.memory.text()
+        if any(step.action in ("complete", "fail") for step in plan.steps):
+            coordinator.cancel_progress()
         await self.steps.execute(plan, observation)
+        if self.steps.terminal is None:
+            coordinator.tick(observation, iteration, self.steps.transcript, novel=novel)
         await self._settle()
         return observation
+
+    async def _refresh_pinned(self, observation: Observation) -> None:
+        """The pinned message's phone section: device and apps once, what the apps can do once it is known."""
+        knowledge = self.coordinator.knowledge_text
+        if self.conversation.context and knowledge == getattr(self, "_pinned_knowledge", None):
+            return
+        self._pinned_knowledge = knowledge
+        self.conversation.context = pinned_context(observation, await self.context.installed_apps(), knowledge)
 
     async def _settle(self) -> None:
         """Let the screen finish reacting before the next capture: watch the mirror when there is one."""
@@ -254,11 +266,9 @@ class Orchestrator:
         if self.settings.settle_s:
             await asyncio.sleep(self.settings.settle_s)
 
-    def _count_error(self, what: str) -> None:
-        self.consecutive_errors += 1
-        limit = self.settings.consecutive_error_limit
-        if self.consecutive_errors >= limit:
-            raise RunFinishedSignal("failed", f"{limit} errors in a row; the last: {what}")
+    @property
+    def consecutive_errors(self) -> int:
+        return self.state.consecutive_errors if self.state is not None else 0
 
     # ------------------------------------------------------------ capture
 
@@ -267,16 +277,19 @@ class Orchestrator:
         screenshot's JPEG is prepared as soon as it arrives, while the (slower) dump is still running."""
         started = time.perf_counter()
 
-        async def screenshot() -> PreparedScreenshot:
+        async def screenshot() -> tuple[PreparedScreenshot, bytes]:
             image = await self.phone.screenshot()
-            return await prepare_screenshot_async(image, max_bytes=self.settings.screenshot_max_bytes,
-                                                  max_side=integer_side(*image.size))
+            prepared, pixels = await asyncio.gather(
+                prepare_screenshot_async(image, max_bytes=self.settings.screenshot_max_bytes,
+                                         max_side=integer_side(*image.size)),
+                asyncio.to_thread(pixel_signature, image))
+            return prepared, pixels
 
         shot_task = asyncio.ensure_future(screenshot()) if self.settings.screenshots else None
         try:
             xml, context = await asyncio.gather(self.phone.dump_hierarchy(), self.context.current())
             element_map = await asyncio.to_thread(build_element_map, xml, previous)
-            prepared = await shot_task if shot_task is not None else None
+            prepared, pixels = await shot_task if shot_task is not None else (None, None)
         except BaseException:
             if shot_task is not None:
                 shot_task.cancel()
@@ -284,7 +297,7 @@ class Orchestrator:
         if element_map.tree.rotation % 2:  # `wm size` gives the panel's natural size; the dump says how it is turned
             context = replace(context, screen_width=context.screen_height, screen_height=context.screen_width)
         capture_ms = (time.perf_counter() - started) * 1000
-        return Observation.of(element_map, prepared, context, time.monotonic(), capture_ms)
+        return Observation.of(element_map, prepared, context, time.monotonic(), capture_ms, pixels)
 
     # ------------------------------------------------------------ planning a step
 
@@ -301,9 +314,8 @@ class Orchestrator:
                                    response=json.dumps(plan.to_json(), ensure_ascii=False)))
             return plan
         assert self.models is not None
-        apps = await self.context.installed_apps()
-        text = fast_user_prompt(self.task, observation, step=self.iteration, max_steps=self.settings.max_steps,
-                                apps=apps, diff_text=diff_text, notes=notes, guidance=self.coordinator.guidance)
+        text = fast_user_prompt(observation, step=self.iteration, max_steps=self.settings.max_steps,
+                                diff_text=diff_text, notes=notes)
         images = (ImagePart(observation.screenshot.jpeg),) if observation.screenshot is not None else ()
         shell = self.settings.shell_allowed
         request = LLMRequest(fast_system_prompt(shell), self.conversation.request(Message.user(text, *images)),
@@ -329,10 +341,12 @@ class Orchestrator:
                                thinking=response.thinking or plan.thinking,
                                model=f"{response.provider}/{response.model}", latency_ms=response.latency_s * 1000,
                                input_tokens=response.usage.input_tokens, output_tokens=response.usage.output_tokens,
-                               cost_usd=response.cost_usd, prompt=f"{request.system}\n\n{text}",
+                               cost_usd=response.cost_usd,
+                               prompt=f"{request.system}\n\n{self.conversation.pinned.text}\n\n{text}",
                                response=response.text))
         self.conversation.add(Message.assistant(json.dumps(plan.to_json(), ensure_ascii=False)))
-        self.plan_latency_s = response.latency_s
+        assert self.state is not None
+        self.state.plan_latency_s = response.latency_s
         return plan
 
     def _without_models(self, exc: LLMError) -> None:
@@ -340,6 +354,8 @@ class Orchestrator:
         more (planning, progress, completion), since each question would wait out the same timeouts or errors."""
         self.fallback_mode = True
         self.completion = None
+        if self.state is not None:
+            self.state.completion = None
         self.coordinator.planner = self.coordinator.checker = None
         self.coordinator.cancel()
         self.log(f"Every model failed ({exc}); the rule-based fallback planner takes over for the rest of the run.",
@@ -347,6 +363,10 @@ class Orchestrator:
 
     def verification(self, check: str, ok: bool, reason: str) -> None:
         self.emit(Verification(run_id=self.run_id, step=self.iteration, check=check, ok=ok, reason=reason))
+
+    @property
+    def plan_latency_s(self) -> float:
+        return self.state.plan_latency_s if self.state is not None else 0.0
 
 
 def _device_failure(exc: DeviceError) -> str:

@@ -226,9 +226,17 @@ _TRIGGER_NOTES = {
     "failures": "Why you are asked now: several of the agent's steps failed.",
     "wrong_task": "Why you are asked now: the agent said the task was done, but a check found it did the wrong "
                   "thing or something different from what was asked.",
-    "last_resort": "Why you are asked now: only a few steps are left. Recommend the most direct and reliable "
-                   "way to finish from the current screen; no exploration.",
+    "last_resort": "Why you are asked now: the step budget is nearly used up. Recommend the most direct and "
+                   "reliable way to finish from the current screen; no exploration.",
 }
+
+
+def _budget_line(budget: tuple[int, int] | None) -> str:
+    if budget is None:
+        return ""
+    step, limit = budget
+    return (f"Step budget: this is step {step} of {limit}; {max(0, limit - step)} steps are left for your plan. "
+            "Keep it within that.")
 
 
 def _context(task: str, observation: Observation, apps: Sequence[AppInfo], knowledge: str) -> list[str]:
@@ -272,8 +280,11 @@ class PlanningAgent:
 
     async def plan_recovery(self, task: str, observation: Observation, apps: Sequence[AppInfo],
                             failure_context: Sequence[str], previous: PlanningResult | None,
-                            knowledge: str = "", trigger: str = "stall") -> PlanningResult:
+                            knowledge: str = "", trigger: str = "stall", budget: tuple[int, int] | None = None,
+                            facts: str = "") -> PlanningResult:
         parts = _context(task, observation, apps, knowledge)
+        if facts:
+            parts.append(facts)
         parts.append("WHAT HAS GONE WRONG SO FAR (oldest first):\n" + _failure_lines(failure_context))
         if previous is not None:
             parts.append("THE PLAN THE AGENT WAS FOLLOWING (it has not worked):\n" + previous.to_guidance_text())
@@ -281,6 +292,8 @@ class PlanningAgent:
             parts.append("The agent had no plan from you yet: it was acting on the task alone.")
         if trigger in _TRIGGER_NOTES:
             parts.append(_TRIGGER_NOTES[trigger])
+        if budget is not None:
+            parts.append(_budget_line(budget))
         parts.append("The current screen:\n" + screen_block(observation))
         parts.append(_RECOVERY_ASK)
         return await self._ask("\n\n".join(parts), observation, trigger=trigger)

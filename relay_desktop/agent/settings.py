@@ -24,6 +24,7 @@ class AgentSettings:
     last_resort_window: int = 5            # blocking planning this many steps before the end
     consecutive_error_limit: int = 5
     stale_check_after_s: float = 1.0       # re-read the screen before acting when planning took longer
+    recovery_wait_s: float = 120.0         # how long the fast agent waits for a recovery plan in flight
     settle_s: float = 0.0                  # pause after acting before the next capture (no mirror to watch)
     pace_s: float = 0.0                    # shortest step, so a person can follow (the demo); 0: full speed
     max_self_heals: int = 3

@@ -22,6 +22,9 @@ from relay_desktop.llm.types import ImagePart, LLMRequest, LLMResponse, Message,
 __all__ = ["CompletionVerifier", "ProgressChecker", "Verdict", "verify_step"]
 
 
+MAX_TRANSCRIPT = 40           # steps shown to the completion verifier: the first ones and the most recent
+
+
 @dataclass(frozen=True)
 class Verdict:
     ok: bool
@@ -33,17 +36,52 @@ def _texts(observation: Observation) -> list[str]:
     return [f"{e.label}\n{e.value}" for e in observation.element_map.elements]
 
 
-def verify_step(step: Step, before: Observation, after: Observation, package: str | None = None) -> Verdict:
-    """Whether ``step`` had the effect it should have had, judged from the screens before and after it."""
-    changed = before.fingerprint != after.fingerprint
+def _flat(text: str) -> str:
+    """Text compared without regard to how lines were broken or spaced (dumps differ in that)."""
+    return " ".join(text.split())
+
+
+def _typed(step: Step, before: Observation, after: Observation) -> Verdict | None:
+    """The typed text checked against the field's own value, line breaks and all."""
+    text = str(step.params.get("text", ""))
+    element_id = step.element
+    field = after.element_map.get(element_id) if element_id else None
+    if field is None or field.role != "field":
+        field = next((e for e in after.element_map.elements if e.role == "field" and "focused" in e.states), None)
+    if field is None:
+        return None
+    value = field.value
+    cut = value.endswith("…") or "…(+" in value
+    shown = value.split("…")[0] if cut else value
+    wanted, have = _flat(text), _flat(shown)
+    if text and (wanted in have or (cut and have and wanted.startswith(have))):
+        return Verdict(True, f"{field.id} now holds the typed text")
+    if not text and step.params.get("clear"):
+        return Verdict(not value, f"{field.id} is empty" if not value else f'{field.id} still holds "{value}"')
+    return None
+
+
+def verify_step(step: Step, before: Observation, after: Observation, package: str | None = None, *,
+                changed: bool | None = None) -> Verdict:
+    """Whether ``step`` had the effect it should have had, judged from the screens before and after it.
+    ``changed``: whether anything changed at all, pictures included (default: the element list's fingerprint)."""
+    if changed is None:
+        changed = before.fingerprint != after.fingerprint
     action = step.action
     if action == "type":
-        text = str(step.params.get("text", "")).strip()
-        if text and any(text in t for t in _texts(after)):
-            return Verdict(True, f'the screen shows "{text}"')
+        text = str(step.params.get("text", ""))
+        verdict = _typed(step, before, after)
+        if verdict is not None and verdict.ok:
+            return verdict
+        if text and any(_flat(text) in _flat(t) for t in _texts(after)):
+            return Verdict(True, "the screen shows the typed text")
         if step.params.get("submit") and changed:
             return Verdict(True, "the text was submitted and the screen changed")
-        return Verdict(False, f'"{text}" does not appear on the screen after typing: the field may not have had '
+        if verdict is not None:
+            return verdict
+        field = after.element_map.get(step.element) if step.element else None
+        holds = f' (the field holds "{field.value}")' if field is not None and field.role == "field" else ""
+        return Verdict(False, f'"{text}" is not in the field after typing{holds}: the field may not have had '
                               "focus, or the keyboard typed elsewhere")
     if action == "launch_app":
         if package and after.app == package:
@@ -56,7 +94,7 @@ def verify_step(step: Step, before: Observation, after: Observation, package: st
     if action in ("scroll", "swipe"):
         return Verdict(False, f"scrolling {step.params.get('direction')} changed nothing: the end of the list "
                               "may have been reached")
-    return Verdict(False, f"'{step.describe()}' changed nothing on the screen")
+    return Verdict(False, f"'{step.describe()}' changed nothing on the screen (neither the elements nor the picture)")
 
 
 _PROGRESS = OutputContract("progress", "Whether the agent is making meaningful progress.", {
@@ -84,9 +122,11 @@ class ProgressChecker:
         self.models = models
         self.meter = meter
 
-    async def check(self, task: str, observation: Observation, recent: Sequence[str]) -> Verdict:
-        actions = "\n".join(f"- {line}" for line in recent[-5:]) or "- (none yet)"
-        text = f"TASK: {task}\n\nLast actions and results:\n{actions}\n\n{screen_block(observation)}"
+    async def check(self, task: str, observation: Observation, recent: Sequence[str], facts: str = "") -> Verdict:
+        actions = "\n".join(f"- {line}" for line in recent[-8:]) or "- (none yet)"
+        notes = f"\n\n{facts}" if facts else ""
+        text = (f"TASK: {task}{notes}\n\nLast actions (each with the label its element had when acted on) and "
+                f"results:\n{actions}\n\n{screen_block(observation)}")
         request = LLMRequest(self.SYSTEM, (Message.user(text, *_image(observation)),), _PROGRESS, max_tokens=300)
         response = await self.models.generate("fast", request, meter=self.meter)
         data = response.data or {}
@@ -96,19 +136,30 @@ class ProgressChecker:
 class CompletionVerifier:
     """Checks the fast agent's "complete" against the screen before the run may end as a success."""
 
-    SYSTEM = ("You verify whether an Android task is really finished, from the phone's current screen and the "
-              "actions taken. Say done only when the screen shows the task's result. If the agent did a different "
-              "or wrong thing (another item, another contact, the wrong setting), say so with the words 'wrong' "
-              "or 'instead of' and what it did instead.\n\n" + UNTRUSTED_NOTICE)
+    SYSTEM = ("You verify whether an Android task is really finished, from the phone's current screen, the "
+              "transcript of every step the agent took (each with the label its element had when acted on, and "
+              "what it did), and the facts it noted on the way (with the step and app where each was read). A "
+              "task may span several apps: judge earlier parts from the transcript and the facts, the last part "
+              "from the screen. Say done only when this evidence shows the task's result; do not ask to see "
+              "again what the transcript already proves. If the agent did a different or wrong thing (another "
+              "item, another contact, the wrong setting), say so with the words 'wrong' or 'instead of' and what "
+              "it did instead.\n\n" + UNTRUSTED_NOTICE)
 
     def __init__(self, models: Models, meter: CostMeter | None = None) -> None:
         self.models = models
         self.meter = meter
 
-    async def verify(self, task: str, observation: Observation, summary: str, recent: Sequence[str]) -> Verdict:
-        actions = "\n".join(f"- {line}" for line in recent[-8:]) or "- (none)"
-        text = (f"TASK: {task}\n\nThe agent says it is done: {summary}\n\nActions taken:\n{actions}\n\n"
-                f"{screen_block(observation)}")
+    async def verify(self, task: str, observation: Observation, summary: str, transcript: Sequence[str],
+                     facts: str = "") -> Verdict:
+        steps = list(transcript)
+        if len(steps) > MAX_TRANSCRIPT:
+            head = MAX_TRANSCRIPT // 4
+            steps = [*steps[:head], f"… ({len(steps) - MAX_TRANSCRIPT} steps in between left out)",
+                     *steps[-(MAX_TRANSCRIPT - head):]]
+        actions = "\n".join(f"- {line}" for line in steps) or "- (none)"
+        notes = f"\n\n{facts}" if facts else ""
+        text = (f"TASK: {task}\n\nThe agent says it is done: {summary}{notes}\n\nTranscript of the run "
+                f"(every step, oldest first):\n{actions}\n\nThe phone's screen now:\n{screen_block(observation)}")
         request = LLMRequest(self.SYSTEM, (Message.user(text, *_image(observation)),), _COMPLETION, max_tokens=300)
         response = await self.models.generate("verifier", request, meter=self.meter)
         data = response.data or {}

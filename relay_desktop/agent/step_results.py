@@ -1,0 +1,99 @@
+"""What each step of a plan did, told step by step: target by label, where it landed, what changed.
+
+A plan "type the text, then tap Send" once came back as one line — ``type e12 "running late"; tap e13 → the
+screen changed`` — though the tap had gone astray and nothing was sent. Now every step has its own outcome:
+done (with its effect, judged on the element list *and* the picture), failed (with the error), or not run
+(and why), so the model knows exactly which step to fix.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from relay_desktop.agent.actions import Step
+from relay_desktop.agent.observation import Observation
+from relay_desktop.perception import Element, ElementMap, diff_maps
+from relay_desktop.perception.pixels import pixels_changed
+
+__all__ = ["StepOutcome", "describe_target", "effect_of", "no_visible_effect", "step_with_target"]
+
+Status = Literal["done", "failed", "not_run"]
+_EFFECT_LINES = 4
+
+
+def describe_target(element: Element | None) -> str:
+    """``e13 "Send SMS"``: the id with the label it had when acted on (ids alone mean other things later)."""
+    if element is None:
+        return ""
+    name = element.name if len(element.name) <= 60 else element.name[:57] + "…"
+    return f'{element.id} "{name}"' if name else element.id
+
+
+def step_with_target(step: Step, element_map: ElementMap | None) -> str:
+    """The step's one-line description with its element's label: ``tap e13 "Send SMS"``."""
+    text = step.describe()
+    if step.element and element_map is not None:
+        element = element_map.get(step.element)
+        if element is not None:
+            text = text.replace(step.element, describe_target(element), 1)
+    return text
+
+
+@dataclass
+class StepOutcome:
+    index: int                        # 0-based position in the plan
+    step: Step
+    described: str                    # the step with its target's label, as it was when acted on
+    status: Status
+    message: str                      # what the executor did, the error, or why it was not run
+    before: Observation
+    point: tuple[int, int] | None = None
+    after: Observation | None = None  # the screen once the step had taken effect (known later)
+    effect: str = ""
+    effective: bool | None = None     # None: not known (not run, or no screen after it yet)
+    verdict_ok: bool | None = None    # the deterministic step check (verifiers.verify_step)
+    verdict: str = ""
+
+    def settle(self, after: Observation, effect: str, effective: bool, verdict_ok: bool, verdict: str) -> None:
+        self.after, self.effect, self.effective = after, effect, effective
+        self.verdict_ok, self.verdict = verdict_ok, verdict
+
+    def line(self) -> str:
+        head = f"{self.index + 1}. {self.described}"
+        if self.status == "failed":
+            return f"{head} → FAILED: {self.message}"
+        if self.status == "not_run":
+            return f"{head} → NOT RUN: {self.message}"
+        where = f" at ({self.point[0]},{self.point[1]})" if self.point and self.step.action in (
+            "tap", "long_press") else ""
+        result = f"{head}{where} → done"
+        if self.effect:
+            result += f"; {self.effect}"
+        if self.verdict_ok is False and self.verdict:
+            result += f". CHECK FAILED: {self.verdict}"
+        return result
+
+
+def no_visible_effect(before: Observation, after: Observation) -> bool:
+    """Neither the element list nor the picture changed (a toast or canvas change shows in the picture)."""
+    if before.fingerprint != after.fingerprint:
+        return False
+    return pixels_changed(before.pixels, after.pixels) is not True
+
+
+def effect_of(before: Observation, after: Observation) -> tuple[str, bool]:
+    """(what changed, in a few words; whether anything changed at all)."""
+    if before.app and after.app and before.app != after.app:
+        return f"now in {after.app}", True
+    pictured = pixels_changed(before.pixels, after.pixels)
+    if before.fingerprint == after.fingerprint:
+        if pictured:
+            return ("the picture changed but the element list did not (a toast, an animation or drawn "
+                    "content: look at the screenshot)"), True
+        return "no visible change", False
+    diff = diff_maps(before.element_map, after.element_map)
+    if diff.empty:
+        return "the screen changed", True
+    lines = [line for line in diff.to_text(max_lines=_EFFECT_LINES).splitlines() if line.strip()]
+    return "; ".join(lines), True

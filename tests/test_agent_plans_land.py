@@ -1,0 +1,120 @@
+"""Each step of a plan acts on the screen as it is when the step runs.
+
+A plan "type into the message field, then tap Send" used to type (the keyboard opened and moved Send up) and
+then tap Send's old position, which had become a keyboard key. On a real phone a tap that lands on a different
+control is the most dangerous thing the agent can do, so these run on the virtual phone through Google's adb.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from relay_desktop.agent.events import ActionResult, ActionStarted
+from relay_desktop.agent.safety import Handlers
+from relay_desktop.llm.types import LLMRequest, Role
+from relay_desktop.sim.apps.messages import PACKAGE as MESSAGES
+from relay_desktop.sim.service import VirtualPhoneService
+from relay_desktop.sim.tasks.base import PhoneDriver, tap_on
+from tests.agent_harness import run_task
+from tests.agent_scripts import act, element_id
+from tests.conftest import AdbTestServer
+
+
+class TypeThenSend:
+    """A model that plans "type the text, then tap Send" in one answer, then says done."""
+
+    def __init__(self, text: str = "running late") -> None:
+        self.text = text
+        self.fast_calls = 0
+        self.screens: list[str] = []
+
+    def __call__(self, role: Role, request: LLMRequest) -> dict[str, Any]:
+        name = request.contract.name if request.contract else ""
+        if role == "planning":
+            return {"approaches": [{"name": "Reply", "description": "Type and send", "steps": ["Type", "Send"],
+                                    "confidence": 0.9}], "recommended_index": 0}
+        if role == "verifier":
+            return {"done": True, "reason": "sent"}
+        if name == "progress":
+            return {"progressing": True, "reason": "fine"}
+        if name != "act":
+            return {"notes": []}
+        self.fast_calls += 1
+        self.screens.append(request.messages[-1].text)
+        if self.fast_calls == 1:
+            field = element_id(request, "Text message", "field")
+            send = element_id(request, "Send SMS")
+            assert field and send, request.messages[-1].text
+            return act({"action": "type", "element": field, "text": self.text}, {"action": "tap", "element": send})
+        return act({"action": "complete", "summary": "sent"})
+
+
+async def _approve(_: str) -> bool:
+    return True
+
+
+async def _open_bob(sim: VirtualPhoneService) -> None:
+    driver = PhoneDriver(sim.phone)
+    await driver.launch_app(MESSAGES)
+    await tap_on(driver, text="Bob Martinez")
+
+
+async def test_type_then_tap_send_taps_send_where_it_moved_to(adb_server: AdbTestServer,
+                                                               sim: VirtualPhoneService) -> None:
+    from relay_desktop.sim.tasks.comms_tasks import _messages
+
+    await _open_bob(sim)
+    assert not sim.phone.keyboard_shown
+    device = await adb_server.server().device(sim.serial)
+    script = TypeThenSend()
+    run = await run_task(device, script, "Text Bob that I'm running late", timeout=40, planning=False,
+                         handlers=Handlers(confirm=_approve))
+    sent = [m.text for m in _messages(sim.phone).sent]
+    assert sent == ["running late"], (sent, run.result)
+    taps = [e for e in run.of(ActionStarted) if e.action.action == "tap"]
+    assert taps and taps[0].bounds is not None and taps[0].point is not None
+    # The tap went inside Send's box as it was after typing (the keyboard had pushed it up), nowhere else.
+    x, y = taps[0].point
+    assert taps[0].bounds.contains_point(x, y)
+    assert y < 2000, f"the tap went to Send's old place ({x},{y}), under the keyboard"
+    assert all(r.ok for r in run.of(ActionResult))
+
+
+class RenameThenSave:
+    """Types a new name, then taps Save in the same plan; typing opens the keyboard, which covers Save."""
+
+    def __init__(self) -> None:
+        self.fast_calls = 0
+        self.texts: list[str] = []
+
+    def __call__(self, role: Role, request: LLMRequest) -> dict[str, Any]:
+        name = request.contract.name if request.contract else ""
+        if name == "progress":
+            return {"progressing": True, "reason": "fine"}
+        if role != "fast" or name != "act":
+            return {"done": False, "reason": "not yet"} if role == "verifier" else {"notes": []}
+        self.fast_calls += 1
+        self.texts.append(request.messages[-1].text)
+        if self.fast_calls == 1:
+            field = element_id(request, "Device name", "field")
+            save = element_id(request, "Save")
+            assert field and save, request.messages[-1].text
+            return act({"action": "type", "element": field, "text": "Studio Phone", "clear": True},
+                       {"action": "tap", "element": save})
+        return act({"action": "fail", "reason": "stop here"})
+
+
+async def test_a_step_whose_target_the_keyboard_now_covers_is_not_run_and_the_model_is_told_why(
+        adb_server: AdbTestServer, sim: VirtualPhoneService) -> None:
+    sim.phone.launch("com.android.settings", ".DeviceNameActivity")
+    assert not sim.phone.keyboard_shown
+    before = sim.phone.setting("global", "device_name")
+    device = await adb_server.server().device(sim.serial)
+    script = RenameThenSave()
+    run = await run_task(device, script, "Rename this phone to Studio Phone", timeout=40, planning=False,
+                         verify_completion=False)
+    assert sim.phone.setting("global", "device_name") == before   # Save was never pressed
+    taps = [e for e in run.of(ActionStarted) if e.action.action == "tap"]
+    assert not taps, [(t.description, t.point) for t in taps]     # and nothing was tapped in its old place
+    follow_up = script.texts[1]
+    assert "NOT RUN" in follow_up and '"Save"' in follow_up and "keyboard" in follow_up, follow_up
