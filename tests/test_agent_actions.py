@@ -29,7 +29,7 @@ EXAMPLES: dict[str, dict[str, Any]] = {
     "swipe": {"direction": "left"}, "scroll": {"direction": "down"}, "press_key": {"key": "enter"},
     "back": {}, "home": {}, "recent_apps": {}, "launch_app": {"app": "Clock"}, "wait": {"seconds": 1},
     "ask_user": {"question": "Which account?"}, "complete": {"summary": "done"}, "fail": {"reason": "no signal"},
-    "shell": {"command": "getprop ro.build.version.release"},
+    "shell": {"command": "getprop ro.build.version.release"}, "set_value": {"element": "e1", "value": 40},
 }
 ALL_SPECS: dict[str, ActionSpec] = {**ACTIONS, **OPTIONAL_ACTIONS}
 

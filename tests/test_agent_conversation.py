@@ -32,14 +32,16 @@ def test_the_window_is_not_padded_before_it_fills() -> None:
     assert conversation.messages() == [Message.user("TASK: t"), *added]
 
 
-def test_pin_replaces_the_pinned_text_and_survives_trimming() -> None:
+def test_the_pinned_message_holds_task_phone_guidance_and_facts_once_and_survives_trimming() -> None:
     conversation = Conversation("Turn on Wi-Fi")
     _turns(conversation, 5)
-    conversation.pin("TASK: Turn on Wi-Fi\nGUIDANCE: open Settings first")
+    conversation.context = "Device: Pixel 8"
+    conversation.guidance = "GUIDANCE: open Settings first"
+    conversation.facts = "FACTS: - the PIN is 1234"
     added = _turns(conversation, 40)
     messages = conversation.messages()
-    assert messages[0] == Message.user("TASK: Turn on Wi-Fi\nGUIDANCE: open Settings first")
-    assert [m.text for m in messages].count("TASK: Turn on Wi-Fi") == 0
+    assert messages[0] == Message.user("TASK: Turn on Wi-Fi\n\nDevice: Pixel 8\n\nGUIDANCE: open Settings first\n\n"
+                                       "FACTS: - the PIN is 1234")
     assert messages[1:] == added[-12:]
     assert conversation.task == "Turn on Wi-Fi"
 

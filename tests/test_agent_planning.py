@@ -213,19 +213,22 @@ async def test_recovery_plan_shows_failures_and_the_previous_plan_and_asks_for_a
     assert "ROOT CAUSE" in text and "diagnosis" in text and "DIFFERENT approach" in text
     assert "not making progress" in text  # the trigger's reason
     assert request.messages[0].images  # the current screenshot
-    # Failures and plan come before the screen data, outside it.
-    assert text.index("Agent clicking same element") < text.index("<screen_data>")
+    # Failures quote the screen: they come as data, in their own section before the screen's.
+    failures = text.index("WHAT HAS GONE WRONG")
+    assert text.rfind("<screen_data>", 0, failures) != -1 and text.index("</screen_data>", failures) < \
+        text.index("The current screen:")
 
 
 async def test_recovery_without_a_previous_plan_and_with_many_failures() -> None:
     models = ScriptedModels(sequence([plan_data()]))
     failures = [f"failure {n}" for n in range(1, 31)]
     await asyncio.wait_for(PlanningAgent(models).plan_recovery("x", observation(), APPS, failures, None,
-                                                                trigger="last_resort"), TIMEOUT)
+                                                                trigger="last_resort", budget=(26, 30)),
+                           TIMEOUT)
     text = models.requests[0][1].messages[0].text
     assert "had no plan from you yet" in text
     assert "15 earlier failures not shown" in text and "failure 30" in text and "failure 3\n" not in text
-    assert "only a few steps are left" in text
+    assert "this is step 26 of 30; 4 steps are left" in text
 
 
 @pytest.mark.parametrize("trigger", ["failures", "step_failures"])

@@ -40,6 +40,7 @@ __all__ = ["Issue", "PlanningCoordinator"]
 log = logging.getLogger(__name__)
 
 OPEN_ISSUES_SHOWN = 3
+_ONE_OPEN = ("stagnation", "cycle", "stuck", "progress")   # kinds of which only the newest note stays open
 
 
 @dataclass
@@ -95,9 +96,10 @@ class PlanningCoordinator:
         return [issue.text for issue in self.issues]
 
     def add_failure(self, description: str, *, kind: str = "other", step: int = 0) -> None:
-        open_same = [i for i in self.issues if not i.resolved and i.text == description]
-        if open_same:
+        if any(not i.resolved and i.text == description for i in self.issues):
             return
+        if kind in _ONE_OPEN:
+            self.resolve(kind)          # a guard's newer note replaces its older one
         self.issues.append(Issue(description, kind, step))
 
     def resolve(self, *kinds: str) -> None:
@@ -154,6 +156,9 @@ class PlanningCoordinator:
     async def adopt(self, iteration: int) -> PlanningResult | None:
         """Top of every iteration: take a finished planning result, if one is waiting. A recovery plan in
         flight is waited for (bounded): the next steps should follow it, not the approach that failed."""
+        if self._progress is not None and not self._progress.done():
+            # A progress check in flight may be about to ask for a recovery plan: its answer decides.
+            await asyncio.wait({self._progress}, timeout=self.settings.recovery_wait_s)
         task = self._pending
         if task is not None and not task.done() and self._pending_trigger != "initial":
             self._emit(LogLine(run_id=self.run_id, step=iteration,
@@ -219,7 +224,7 @@ class PlanningCoordinator:
 
     def _may_consult(self, iteration: int) -> bool:
         """Never two consultations back to back: a step must pass after a plan arrives before another is asked."""
-        return iteration - self._adopted_at >= 2 and iteration > self.last_plan_consult
+        return iteration > self._adopted_at and iteration > self.last_plan_consult
 
     def note_failures(self, count: int, observation: Observation, iteration: int, trigger: str = "failures") -> None:
         """Triggers 3 and 4: step failures (a wrong-task verdict counts 3) may launch recovery planning."""

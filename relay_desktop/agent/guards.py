@@ -69,8 +69,8 @@ class LoopGuards:
         new in this run (the coordinator's measure of progress)."""
         novel = observation.fingerprint not in self.seen
         self.seen.add(observation.fingerprint)
-        self.screens.append((observation.layout_hash, observation.fingerprint, novel))
         if acted:
+            self.screens.append((observation.layout_hash, observation.fingerprint, novel))
             self.signatures.append(observation.signature)
             self.fingerprints.append(observation.fingerprint)
         self.unchanged = self.unchanged + 1 if nothing_changed and acted else 0
@@ -110,7 +110,7 @@ class LoopGuards:
         current = self.screens[-1][:2]
         visits = [i for i, (layout, content, _) in enumerate(self.screens) if (layout, content) == current]
         repeats = len(visits)
-        explored = any(novel for _, _, novel in list(self.screens)[visits[0] + 1:])
+        explored = len(visits) > 1 and any(novel for _, _, novel in list(self.screens)[visits[-2] + 1:])
         if repeats >= STAGNATION_REPEATS and not explored:
             return (f"Screen stagnant: this exact screen was seen {repeats} times in the last {len(self.screens)} "
                     "steps")

@@ -45,7 +45,7 @@ from relay_desktop.agent.observation import Observation
 from relay_desktop.agent.plan_runner import PlanRunner
 from relay_desktop.agent.planning import PlanningAgent
 from relay_desktop.agent.ports import Models, Phone
-from relay_desktop.agent.prompts import fast_system_prompt, fast_user_prompt, pinned_context
+from relay_desktop.agent.prompts import as_data, fast_system_prompt, fast_user_prompt, pinned_context
 from relay_desktop.agent.review import Reviewer
 from relay_desktop.agent.run_state import RunState
 from relay_desktop.agent.safety import Handlers
@@ -175,7 +175,7 @@ class Orchestrator:
         self.coordinator = PlanningCoordinator(task, self.run_id, planner, checker, self.settings,
                                                self.conversation, self.emit, self.context.installed_apps,
                                                self._knowledge_text)
-        self.coordinator.facts = lambda: self.memory.text("Facts the agent noted so far:")
+        self.coordinator.facts = lambda: as_data(self.memory.text("Facts the agent noted so far:"))
         self.state = RunState(self.run_id, task, self.settings, self.phone, self.control, self.handlers,
                               self.conversation, self.guards, self.coordinator, self.executor, self.emit,
                               self.capture, self.completion, self.memory)
@@ -218,30 +218,32 @@ class Orchestrator:
         observation = await self.capture(previous.element_map if previous else None)
         diff = diff_maps(previous.element_map, observation.element_map) if previous is not None else None
         still = previous is not None and no_visible_effect(previous, observation)
-        novel = self.guards.observe(observation, still, self.steps.acted)
+        novel = self.guards.observe(observation, still, self.steps.acted or previous is None)
         self.emit(ScreenCaptured(run_id=self.run_id, step=iteration, element_map=observation.element_map,
                                  screenshot=observation.screenshot, app=observation.app,
                                  layout_hash=observation.layout_hash, fingerprint=observation.fingerprint,
                                  capture_ms=observation.capture_ms, diff_text=diff.to_text() if diff else ""))
-        notes = self.reviewer.review(previous, observation) if previous is not None else []
+        # What the loop noticed (it quotes screen labels, so it goes to the model as data) ...
+        observed = self.reviewer.review(previous, observation) if previous is not None else []
         if self.steps.target_app is None and not observation.on_launcher:
             self.steps.target_app = observation.app  # the app the task is being done in
-        notes += self.reviewer.suggestions(observation)
+        observed += self.reviewer.suggestions(observation)
         issues = coordinator.open_issues(iteration)
         if issues:
-            notes.append("CONTEXT - Previous issues (still open):\n" + "\n".join(f"- {f}" for f in issues))
+            observed.append("CONTEXT - Previous issues (still open):\n" + "\n".join(f"- {f}" for f in issues))
         if iteration == 1:
             coordinator.start_initial(observation, iteration)
         await coordinator.last_resort(observation, iteration)
-        notes += await self.reviewer.human_checks(observation)
+        # ... and what the user said, which is an instruction.
+        notes = await self.reviewer.human_checks(observation)
         await self._refresh_pinned(observation)
-        plan = await self._plan(observation, diff.to_text() if diff else None, notes)
+        plan = await self._plan(observation, diff.to_text() if diff else None, notes, observed)
         if plan is None:
             state.count_error("no usable plan")
             return observation
         if plan.remember:
             self.memory.add(plan.remember, iteration, observation.app)
-            self.conversation.facts = self.memory.text()
+            self.conversation.facts = as_data(self.memory.text())
         if any(step.action in ("complete", "fail") for step in plan.steps):
             coordinator.cancel_progress()
         await self.steps.execute(plan, observation)
@@ -301,8 +303,8 @@ class Orchestrator:
 
     # ------------------------------------------------------------ planning a step
 
-    async def _plan(self, observation: Observation, diff_text: str | None, notes: list[str]) -> \
-            SemanticActionPlan | None:
+    async def _plan(self, observation: Observation, diff_text: str | None, notes: list[str],
+                    observed: list[str] = ()) -> SemanticActionPlan | None:  # type: ignore[assignment]
         await self.control.checkpoint()
         if self.fallback_mode:
             if self._fallback is None:
@@ -315,7 +317,7 @@ class Orchestrator:
             return plan
         assert self.models is not None
         text = fast_user_prompt(observation, step=self.iteration, max_steps=self.settings.max_steps,
-                                diff_text=diff_text, notes=notes)
+                                diff_text=diff_text, notes=notes, observations=observed)
         images = (ImagePart(observation.screenshot.jpeg),) if observation.screenshot is not None else ()
         shell = self.settings.shell_allowed
         request = LLMRequest(fast_system_prompt(shell), self.conversation.request(Message.user(text, *images)),
@@ -329,7 +331,7 @@ class Orchestrator:
                                                    "the act tool and valid steps."))
                 return None
             self._without_models(exc)
-            return await self._plan(observation, diff_text, notes)
+            return await self._plan(observation, diff_text, notes, observed)
         try:
             plan = parse_plan(response.data or {}, shell=bool(shell))
         except StepError as exc:

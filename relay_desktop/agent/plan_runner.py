@@ -101,13 +101,14 @@ class PlanRunner:
                 fresh = await self.reread(current)
                 if self.outcomes:
                     self.outcomes[-1].after = fresh
-                step, problem = retarget(step, current.element_map, fresh.element_map)
+                # Aimed at the element the model saw (on the plan's screen), found on the screen as it is now.
+                step, problem = retarget(step, observation.element_map, fresh.element_map)
                 if problem is not None:
-                    self._not_run(plan.steps[index:], index, current, f"{why}, {problem}")
+                    self._not_run(plan.steps[index:], index, observation, f"{why}, {problem}")
                     return
                 current = fresh
             if not await self._run_one(step, current, index):
-                self._not_run(plan.steps[index + 1:], index + 1, current, "an earlier step of the plan failed",
+                self._not_run(plan.steps[index + 1:], index + 1, observation, "an earlier step of the plan failed",
                               tell=False)
                 return
 
@@ -150,8 +151,7 @@ class PlanRunner:
                               "use ask_user")
             reason = sensitive_reason(resolved, observation)
             if reason is not None and not await self._confirmed(reason):
-                raise Refused(f"the user did not confirm: {reason}. Do not try it again; find another way or "
-                              "fail with the reason")
+                raise Refused(f"the user did not confirm: {reason}")
             await self._act(resolved, observation, index)
             return True
         except Refused as exc:
@@ -219,7 +219,9 @@ class PlanRunner:
         run.log(f"{'Confirmed' if allowed else 'Not confirmed'} by the user: {reason}",
                 "info" if allowed else "warning")
         # The model is told either way: a confirmed send is the user's decision, a refusal must not be retried.
-        run.conversation.add(Message.user(f"The user {'CONFIRMED' if allowed else 'REFUSED'}: {reason}."))
+        run.conversation.add(Message.user(
+            f"The user CONFIRMED: {reason}." if allowed else
+            f"The user REFUSED: {reason}. Do not try it again; find another way, or fail with the reason."))
         return allowed
 
     async def _terminal(self, step: Step, observation: Observation) -> None:
@@ -248,6 +250,7 @@ class PlanRunner:
         try:
             verdict = await run.completion.verify(run.task, observation, summary, self.transcript,
                                                   run.memory.text("Facts the agent noted on the way:"))
+            # (verify() puts the transcript and the facts inside the data section: they quote the screen)
         except LLMError as exc:
             run.log(f"Completion could not be verified ({exc}); trusting the agent.", "warning")
             raise RunFinishedSignal("success", summary or "done") from None

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from relay_desktop.agent.observation import Observation
-from relay_desktop.agent.prompts import UNTRUSTED_NOTICE, device_block, neutralise_delimiters, screen_block
+from relay_desktop.agent.prompts import UNTRUSTED_NOTICE, as_data, device_block, neutralise_delimiters, screen_block
 from relay_desktop.device.models import AppInfo
 from relay_desktop.llm.errors import InvalidOutput
 from relay_desktop.llm.types import ImagePart, LLMRequest, LLMResponse, Message, OutputContract
@@ -285,7 +285,8 @@ class PlanningAgent:
         parts = _context(task, observation, apps, knowledge)
         if facts:
             parts.append(facts)
-        parts.append("WHAT HAS GONE WRONG SO FAR (oldest first):\n" + _failure_lines(failure_context))
+        # The failures quote screen labels: data, not instructions.
+        parts.append(as_data("WHAT HAS GONE WRONG SO FAR (oldest first):\n" + _failure_lines(failure_context)))
         if previous is not None:
             parts.append("THE PLAN THE AGENT WAS FOLLOWING (it has not worked):\n" + previous.to_guidance_text())
         else:

@@ -17,7 +17,7 @@ from relay_desktop.agent.observation import Observation
 from relay_desktop.device.models import AppInfo
 from relay_desktop.perception import current_dialog, focused_field, sign_in_screen, to_prompt_text
 
-__all__ = ["UNTRUSTED_NOTICE", "device_block", "device_name", "fast_system_prompt", "fast_user_prompt",
+__all__ = ["UNTRUSTED_NOTICE", "as_data", "device_block", "device_name", "fast_system_prompt", "fast_user_prompt",
            "neutralise_delimiters", "pinned_context", "screen_block", "screenshot_line"]
 
 SCREEN_OPEN, SCREEN_CLOSE = "<screen_data>", "</screen_data>"
@@ -40,14 +40,19 @@ def neutralise_delimiters(text: str) -> str:
     return _DELIMITER.sub("[screen_data]", text)
 
 
+def as_data(text: str) -> str:
+    """A block that quotes what the phone showed (labels acted on, facts read off the screen, step results),
+    inside the data section, so that screen text never reaches a model outside it."""
+    return f"{SCREEN_OPEN}\n{neutralise_delimiters(text)}\n{SCREEN_CLOSE}" if text else ""
+
+
 def screen_block(observation: Observation, *, diff_text: str | None = None) -> str:
     """The screen as data: app in front, dialogs, focused field, the element list and what changed."""
     element_map = observation.element_map
     lines = [f"App in front: {observation.app or 'unknown'}"]
     dialog = current_dialog(element_map)
     if dialog is not None:
-        buttons = ", ".join(f'{b.id} "{b.name}"' for b in dialog.buttons) or "none"
-        lines.append(f'A dialog is open: "{dialog.title}" — {dialog.message} (buttons: {buttons})')
+        lines.append(dialog.describe())
     field = focused_field(element_map)
     if field is not None:
         lines.append(f'Focused field: {field.id} "{field.name}"')
@@ -139,12 +144,15 @@ with the reason (do not do something else instead).
 
 
 def fast_user_prompt(observation: Observation, *, step: int, max_steps: int, diff_text: str | None = None,
-                     notes: Sequence[str] = ()) -> str:
-    """This turn's message: the step budget, notes from the loop guards, the picture's scale, then the screen
-    as data. The task, the phone and the guidance are in the pinned first message, once."""
+                     notes: Sequence[str] = (), observations: Sequence[str] = ()) -> str:
+    """This turn's message: the step budget, notes from the user, the loop guards' observations (as data: they
+    quote screen labels), the picture's scale, then the screen as data. The task, the phone and the guidance
+    are in the pinned first message, once."""
     parts = [f"Step {step} of {max_steps} ({max_steps - step} left after this one)."]
     if notes:
         parts.append("\n".join(notes))
+    if observations:
+        parts.append(as_data("\n".join(observations)))
     parts.append(screenshot_line(observation))
     parts.append(screen_block(observation, diff_text=diff_text))
     return "\n\n".join(parts)

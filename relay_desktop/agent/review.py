@@ -11,6 +11,7 @@ from relay_desktop.agent.events import HumanInput
 from relay_desktop.agent.guards import Transition
 from relay_desktop.agent.observation import Observation
 from relay_desktop.agent.plan_runner import PlanRunner
+from relay_desktop.agent.prompts import as_data
 from relay_desktop.agent.run_state import RunState
 from relay_desktop.agent.step_results import StepOutcome, describe_target, effect_of
 from relay_desktop.agent.verifiers import verify_step
@@ -45,7 +46,7 @@ class Reviewer:
         lines = [f"RESULT of your plan from step {run.iteration - 1}, step by step:"]
         lines += [o.line() for o in outcomes]
         lines.append(f"Now in {after.app or 'an unknown app'}.")
-        run.conversation.add(Message.user("\n".join(lines)))
+        run.conversation.add(Message.user(as_data("\n".join(lines))))
 
         effective = any(o.effective for o in done)
         transition = Transition(before.fingerprint, after.fingerprint, tuple(o.step for o in done),
@@ -55,12 +56,12 @@ class Reviewer:
             cycle = run.guards.record(transition)
             if cycle:
                 notes.append(cycle)
-                run.coordinator.add_failure(cycle, kind="guard", step=run.iteration)
+                run.coordinator.add_failure(cycle, kind="cycle", step=run.iteration)
         worked = effective and all(o.verdict_ok is not False for o in done) and \
             all(o.status == "done" for o in outcomes)
         self.runner.last_ok = worked if done else self.runner.last_ok
         if worked:
-            run.coordinator.resolve("step", "guard", "stuck")  # what went wrong before no longer applies
+            run.coordinator.resolve("step", "cycle", "stagnation", "stuck")  # what went wrong before no longer applies
         if run.guards.ineffective() is not None and done:
             last = done[-1]
             notes.append(f"INEFFECTIVE: '{last.described}' changed nothing — neither the element list nor the "
@@ -71,7 +72,7 @@ class Reviewer:
         stagnant = run.guards.stagnant()
         if stagnant:
             notes.append(f"NOTE: {stagnant}.")
-            run.coordinator.add_failure(stagnant, kind="guard", step=run.iteration)
+            run.coordinator.add_failure(stagnant, kind="stagnation", step=run.iteration)
         return notes
 
     def _settle(self, outcome: StepOutcome, after: Observation) -> None:

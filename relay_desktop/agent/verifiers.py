@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from relay_desktop.agent.actions import Step
 from relay_desktop.agent.observation import Observation
 from relay_desktop.agent.ports import Models
-from relay_desktop.agent.prompts import UNTRUSTED_NOTICE, screen_block
+from relay_desktop.agent.prompts import UNTRUSTED_NOTICE, as_data, screen_block
 from relay_desktop.llm.costs import CostMeter
 from relay_desktop.llm.types import ImagePart, LLMRequest, LLMResponse, Message, OutputContract
 
@@ -124,9 +124,9 @@ class ProgressChecker:
 
     async def check(self, task: str, observation: Observation, recent: Sequence[str], facts: str = "") -> Verdict:
         actions = "\n".join(f"- {line}" for line in recent[-8:]) or "- (none yet)"
-        notes = f"\n\n{facts}" if facts else ""
-        text = (f"TASK: {task}{notes}\n\nLast actions (each with the label its element had when acted on) and "
-                f"results:\n{actions}\n\n{screen_block(observation)}")
+        evidence = as_data(f"{facts}\n\n" * bool(facts) + "Last actions (each with the label its element had when "
+                           f"acted on) and results:\n{actions}")
+        text = f"TASK: {task}\n\n{evidence}\n\n{screen_block(observation)}"
         request = LLMRequest(self.SYSTEM, (Message.user(text, *_image(observation)),), _PROGRESS, max_tokens=300)
         response = await self.models.generate("fast", request, meter=self.meter)
         data = response.data or {}
@@ -157,9 +157,10 @@ class CompletionVerifier:
             steps = [*steps[:head], f"… ({len(steps) - MAX_TRANSCRIPT} steps in between left out)",
                      *steps[-(MAX_TRANSCRIPT - head):]]
         actions = "\n".join(f"- {line}" for line in steps) or "- (none)"
-        notes = f"\n\n{facts}" if facts else ""
-        text = (f"TASK: {task}\n\nThe agent says it is done: {summary}{notes}\n\nTranscript of the run "
-                f"(every step, oldest first):\n{actions}\n\nThe phone's screen now:\n{screen_block(observation)}")
+        evidence = as_data(f"{facts}\n\n" * bool(facts) + f"Transcript of the run (every step, oldest first):\n"
+                           f"{actions}")
+        text = (f"TASK: {task}\n\nThe agent says it is done: {summary}\n\n{evidence}\n\nThe phone's screen "
+                f"now:\n{screen_block(observation)}")
         request = LLMRequest(self.SYSTEM, (Message.user(text, *_image(observation)),), _COMPLETION, max_tokens=300)
         response = await self.models.generate("verifier", request, meter=self.meter)
         data = response.data or {}
