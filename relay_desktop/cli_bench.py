@@ -1,55 +1,62 @@
 """``relay-desktop bench``: the agent on every task of the virtual phone's suite, one table of results.
 
-Success is the task's own checker reading the phone's state, not the agent's claim: an agent that says
-"complete" on the wrong screen scores a failure. Each task starts from its own initial state on one
-virtual phone; sensitive actions are approved (the suite texts, buys and deletes on purpose) and questions
-to the user go unanswered.
+Each task runs the way a user's run does: through the live scrcpy mirror of the bench's one virtual phone,
+as ``relay-desktop run --sim`` (``--no-mirror`` compares with the adb-only path). Success is the task's own
+checker reading the phone's state, not the agent's claim: an agent that says "complete" on the wrong screen
+scores a failure, an infeasible task scores only when the agent ends with "failed", an ambiguous one only when
+it asked. The user is scripted per task (see :mod:`relay_desktop.bench_report`). Ctrl+C stops the task that
+is running, prints what was measured so far and ends the bench; a second Ctrl+C ends it at once.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
-import statistics
+import signal
 import sys
 import time
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
-from relay_desktop.cli_run import add_model_options, models_from_args
+from relay_desktop.agent.events import Event
+from relay_desktop.agent.ports import Models
+from relay_desktop.bench_report import (
+    BenchRow,
+    BenchSummary,
+    CountingModels,
+    ScriptedUser,
+    TaskTally,
+    format_row,
+    header,
+)
+from relay_desktop.cli_run import add_model_options, models_from_args, start_mirror
 
-__all__ = ["BenchRow", "register", "run_bench"]
-
-
-@dataclass(frozen=True)
-class BenchRow:
-    task: str
-    tags: str
-    solved: bool
-    outcome: str
-    steps: int
-    seconds: float
-    tokens: int
-    cost_usd: float
-    detail: str
+__all__ = ["BenchRow", "BenchRun", "register", "run_bench"]
 
 
 def register(commands: Any) -> None:
     bench = commands.add_parser(
         "bench", help="run the agent on the virtual phone's task suite and print a table",
-        description="Run the agent on the built-in virtual phone's tasks and print, per task: solved (by the "
-                    "task's own checker), steps, wall time, tokens and cost.")
+        description="Run the agent on the built-in virtual phone's tasks, through its live mirror as a user's run "
+                    "does, and print per task: solved (by the task's own checker), the agent's outcome, steps, "
+                    "model requests, steps that changed nothing, prompt tokens per step, tokens, time and cost.")
     bench.add_argument("--task", action="append", default=[], metavar="ID", help="only this task (repeatable)")
     bench.add_argument("--tag", action="append", default=[], help="only tasks with this tag (repeatable)")
     add_model_options(bench)
     bench.add_argument("--max-steps", type=int, help="override each task's step budget")
     bench.add_argument("--realistic", action="store_true", help="the virtual phone's real-phone timings")
-    bench.add_argument("--json", action="store_true", help="one JSON object per task instead of a table")
+    bench.add_argument("--no-mirror", action="store_true",
+                       help="drive the phone over adb only, without the live mirror (to compare)")
+    bench.add_argument("--json", action="store_true",
+                       help="one JSON object per task, then {\"summary\": {...}}, instead of a table")
     bench.add_argument("--no-history", action="store_true", help="do not save the runs in the run history")
     bench.set_defaults(command="bench", handler=_run_bench_command)
 
 
 async def _run_bench_command(args: argparse.Namespace) -> int:
+    from relay_desktop.llm.router import ModelRouter
     from relay_desktop.sim.tasks import ALL_TASKS
 
     tasks = [t for t in ALL_TASKS if (not args.task or t.id in args.task)
@@ -64,88 +71,163 @@ async def _run_bench_command(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"relay-desktop bench: {exc}", file=sys.stderr)
         return 2
-    if not args.json:
-        print(f"Models: {which}\n{len(tasks)} tasks on the virtual phone\n")
-        print(_header())
-    rows = await run_bench(tasks, llm, max_steps=args.max_steps, realistic=args.realistic,
-                           history=not args.no_history,
-                           on_row=lambda row: print(json.dumps(asdict(row)) if args.json else _format(row),
-                                                    flush=True))
-    if not args.json:
-        print(_summary(rows))
+    # With --json, stdout holds only the JSON objects; what the bench says goes to stderr.
+    say = (lambda line: print(line, file=sys.stderr, flush=True)) if args.json else \
+        (lambda line: print(line, flush=True))
+    say(f"Models: {which}\n{len(tasks)} task{'s' if len(tasks) != 1 else ''} on the virtual phone")
+    bench = BenchRun(say=say, mirror=not args.no_mirror, max_steps=args.max_steps, realistic=args.realistic,
+                     history=not args.no_history,
+                     on_row=lambda row: print(json.dumps(row.to_json(), ensure_ascii=False) if args.json
+                                              else format_row(row), flush=True),
+                     on_start=None if args.json else lambda mirrored: print(f"\n{header(mirrored)}", flush=True))
+    router = ModelRouter(llm) if llm is not None else None
+    try:
+        rows = await bench.run(tasks, router, describe_models=llm.to_dict() if llm is not None else None)
+    finally:
+        if router is not None:
+            await router.aclose()
+    summary = BenchSummary.of(rows, mirror=bench.mirrored, interrupted=bench.interrupted)
+    print(json.dumps(summary.to_json()) if args.json else summary.text(), flush=True)
+    if bench.interrupted:
+        say(f"Interrupted: {len(rows)} of {len(tasks)} tasks ran")
+        return 130
     return 0
 
 
-async def run_bench(tasks: list[Any], llm: Any, *, max_steps: int | None = None, realistic: bool = False,
-                    history: bool = True, on_row: Any = None) -> list[BenchRow]:
-    from relay_desktop.agent.events import EventBus
-    from relay_desktop.agent.knowledge import AppKnowledgeCache
-    from relay_desktop.agent.orchestrator import Orchestrator
-    from relay_desktop.agent.safety import Handlers
-    from relay_desktop.agent.settings import AgentSettings
-    from relay_desktop.device.adb_server import AdbServer
-    from relay_desktop.llm.router import ModelRouter
-    from relay_desktop.runs import RunRecorder, RunStore
-    from relay_desktop.sim.config import INSTANT, REALISTIC, PhoneConfig
-    from relay_desktop.sim.service import VirtualPhoneService
+async def run_bench(tasks: list[Any], models: Models | None, *, describe_models: dict[str, Any] | None = None,
+                    **options: Any) -> list[BenchRow]:
+    """Each task on one virtual phone (``options``: those of :class:`BenchRun`); the rows in order."""
+    return await BenchRun(**options).run(tasks, models, describe_models=describe_models)
 
-    async def approve(_: str) -> bool:
-        return True
 
-    async def no_answer(_: str) -> str | None:
-        return None
+class BenchRun:
+    """One bench: one virtual phone (and its mirror) for all the tasks, one scripted user per task."""
 
-    rows = []
-    adb = AdbServer()
-    config = PhoneConfig(realism=REALISTIC if realistic else INSTANT)
-    router = ModelRouter(llm) if llm is not None else None
-    knowledge = AppKnowledgeCache(models=router) if router is not None else None
-    store = RunStore() if history else None
-    async with VirtualPhoneService(config, port=0, adb=adb) as service:
-        device = await adb.device(service.serial)
-        for task in tasks:
-            task.setup(service.phone)
-            bus = EventBus()
-            recorder = RunRecorder(store) if store is not None else None
-            detach = recorder.attach(bus) if recorder is not None else None
-            agent = Orchestrator(device, router, settings=AgentSettings(max_steps=max_steps or task.max_steps),
-                                 bus=bus, handlers=Handlers(ask_user=no_answer, confirm=approve), knowledge=knowledge,
-                                 describe_models=llm.to_dict() if llm is not None else {"planner": "fallback"})
-            started = time.monotonic()
-            result = await agent.run(task.goal)
-            seconds = time.monotonic() - started
+    def __init__(self, *, say: Callable[[str], None] = print, mirror: bool = True, max_steps: int | None = None,
+                 realistic: bool = False, history: bool = True, on_row: Callable[[BenchRow], None] | None = None,
+                 on_event: Callable[[Event], None] | None = None,
+                 on_start: Callable[[bool], None] | None = None) -> None:
+        self.say = say
+        self.use_mirror = mirror
+        self.max_steps = max_steps
+        self.realistic = realistic
+        self.history = history
+        self.on_row = on_row
+        self.on_event = on_event           # every event of every task (tests, progress displays)
+        self.on_start = on_start           # called once the phone is up, with whether the mirror runs
+        self.mirrored = False              # the mirror started
+        self.interrupted = False
+        self._agent: Any = None            # the task's agent while it runs
+        self._stopping: set[asyncio.Task[None]] = set()
+
+    def interrupt(self) -> None:
+        """Stop the task that is running and run no more (what Ctrl+C does)."""
+        self.interrupted = True
+        agent = self._agent
+        if agent is not None:
+            stopper = asyncio.get_running_loop().create_task(agent.control.stop())
+            self._stopping.add(stopper)
+            stopper.add_done_callback(self._stopping.discard)
+
+    async def run(self, tasks: list[Any], models: Models | None, *,
+                  describe_models: dict[str, Any] | None = None) -> list[BenchRow]:
+        from relay_desktop.agent.knowledge import AppKnowledgeCache
+        from relay_desktop.device.adb_server import AdbServer
+        from relay_desktop.runs import RunStore
+        from relay_desktop.sim.config import INSTANT, REALISTIC, PhoneConfig
+        from relay_desktop.sim.service import VirtualPhoneService
+
+        counting = CountingModels(models) if models is not None else None
+        knowledge = AppKnowledgeCache(models=counting) if counting is not None else None
+        store = RunStore() if self.history else None
+        adb = AdbServer()
+        rows: list[BenchRow] = []
+        config = PhoneConfig(realism=REALISTIC if self.realistic else INSTANT)
+        async with VirtualPhoneService(config, port=0, adb=adb) as service:
+            device = await adb.device(service.serial)
+            mirror = await self._start_mirror(device) if self.use_mirror else None
+            self.mirrored = mirror is not None
+            if self.on_start is not None:
+                self.on_start(self.mirrored)
+            try:
+                with self._ctrl_c_stops():
+                    for task in tasks:
+                        if self.interrupted:
+                            break
+                        row = await self._run_task(task, service, device, mirror, counting, knowledge, store,
+                                                   describe_models or {"planner": "fallback"})
+                        rows.append(row)
+                        if self.on_row is not None:
+                            self.on_row(row)
+            finally:
+                if mirror is not None:
+                    await mirror.stop()
+        return rows
+
+    async def _start_mirror(self, device: Any) -> Any:
+        from relay_desktop.device.errors import DeviceError
+
+        try:
+            return await start_mirror(device, self.say, built_in=True)
+        except DeviceError as exc:   # pushing the server can fail before the mirror's own error handling
+            self.say(f"No live mirror: {exc}")
+            return None
+
+    async def _run_task(self, task: Any, service: Any, device: Any, mirror: Any, counting: CountingModels | None,
+                        knowledge: Any, store: Any, describe_models: dict[str, Any]) -> BenchRow:
+        from relay_desktop.agent.events import EventBus
+        from relay_desktop.agent.orchestrator import Orchestrator
+        from relay_desktop.agent.settings import AgentSettings
+        from relay_desktop.mirror.mirrored_phone import MirroredPhone
+        from relay_desktop.runs import RunRecorder
+
+        task.setup(service.phone)
+        tally = TaskTally()
+        bus = EventBus()
+        bus.subscribe(tally.on_event)
+        if self.on_event is not None:
+            bus.subscribe(self.on_event)
+        recorder = RunRecorder(store) if store is not None else None
+        detach = recorder.attach(bus) if recorder is not None else None
+        phone = MirroredPhone(device, mirror)
+        agent = Orchestrator(phone, counting, settings=AgentSettings(max_steps=self.max_steps or task.max_steps),
+                             bus=bus, handlers=ScriptedUser(task.answers), knowledge=knowledge,
+                             describe_models=describe_models)
+        if counting is not None:
+            counting.tally = tally
+        self._agent = agent
+        started = time.monotonic()
+        try:
+            # Its own asyncio task, as `run` does: stopping it (Ctrl+C) cancels the run, not the bench.
+            result = await asyncio.ensure_future(agent.run(task.goal))
+        finally:
+            self._agent = None
+            if counting is not None:
+                counting.tally = None
             if detach is not None and recorder is not None:
                 detach()
                 await recorder.aclose()
-            check = task.check(service.phone)
-            row = BenchRow(task.id, ",".join(task.tags), check.ok, result.outcome, result.steps, seconds,
-                           result.input_tokens + result.output_tokens, result.cost_usd,
-                           check.detail if check.ok else f"{check.detail}; agent: {result.reason}")
-            rows.append(row)
-            if on_row is not None:
-                on_row(row)
-    if router is not None:
-        await router.aclose()
-    return rows
+        seconds = time.monotonic() - started
+        check = task.check(service.phone)
+        return BenchRow.of(task, result, tally, seconds=seconds, check_ok=check.ok, check_detail=check.detail,
+                           mirrored=phone.mirroring)
 
+    @contextmanager
+    def _ctrl_c_stops(self) -> Iterator[None]:
+        """The first Ctrl+C stops the bench cleanly; the handler is then removed, so a second one ends it at once
+        (the mirror and the phone are still stopped on the way out)."""
+        loop = asyncio.get_running_loop()
 
-def _header() -> str:
-    return (f"{'task':28} {'tags':22} {'result':6} {'agent':9} {'steps':>5} {'time':>7} {'tokens':>8} "
-            f"{'cost':>8}\n" + "─" * 100)
-
-
-def _format(row: BenchRow) -> str:
-    mark = "✔ pass" if row.solved else "✘ fail"
-    return (f"{row.task[:28]:28} {row.tags[:22]:22} {mark:6} {row.outcome:9} {row.steps:5d} {row.seconds:6.1f}s "
-            f"{row.tokens:8,d} ${row.cost_usd:7.4f}")
-
-
-def _summary(rows: list[BenchRow]) -> str:
-    solved = sum(r.solved for r in rows)
-    steps = statistics.median(r.steps for r in rows) if rows else 0
-    seconds = statistics.median(r.seconds for r in rows) if rows else 0.0
-    tokens = sum(r.tokens for r in rows)
-    cost = sum(r.cost_usd for r in rows)
-    share = 100 * solved / len(rows) if rows else 0
-    return ("─" * 100 + f"\nSolved {solved}/{len(rows)} ({share:.0f}%) · median {steps:g} steps · median "
-            f"{seconds:.1f} s per task · {tokens:,} tokens · ${cost:.4f}")
+        def first_interrupt() -> None:
+            loop.remove_signal_handler(signal.SIGINT)
+            self.say("Stopping after this task (Ctrl+C again to end at once)")
+            self.interrupt()
+        try:
+            loop.add_signal_handler(signal.SIGINT, first_interrupt)
+        except (NotImplementedError, RuntimeError):  # Windows' loop, or not the main thread
+            yield
+            return
+        try:
+            yield
+        finally:
+            loop.remove_signal_handler(signal.SIGINT)

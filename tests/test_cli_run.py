@@ -1,4 +1,4 @@
-"""`relay-desktop run`, `runs` and `bench` as a user types them, on the virtual phone."""
+"""`relay-desktop run` and `runs` as a user types them, on the virtual phone (`bench`: tests/test_cli_bench.py)."""
 
 from __future__ import annotations
 
@@ -89,13 +89,6 @@ def test_an_unknown_device_is_a_clear_error(home: Path, capsys: pytest.CaptureFi
 def test_bad_model_options_are_refused(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["run", "x", "--sim", "--model", "boss=openai/gpt-4.1"]) == 2
     assert "the role must be one of fast, planning, verifier" in capsys.readouterr().err
-
-
-def test_bench_prints_the_suite_table(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["bench", "--fallback", "--task", "wifi_on", "--task", "bluetooth_off", "--no-history"]) == 0
-    out = capsys.readouterr().out
-    assert "wifi_on" in out and "bluetooth_off" in out and "✔ pass" in out
-    assert "Solved 2/2 (100%)" in out
 
 
 def test_a_model_that_answers_garbage_every_time_fails_clearly_and_is_saved(

@@ -1,0 +1,216 @@
+"""What ``relay-desktop bench`` measures on each task, how it scores a task, and how it prints the results.
+
+Requests are counted where they leave for a model (:class:`CountingModels` wraps whatever answers the agent's
+``generate``), so every kind is counted — the fast agent's plans, the strategist, the progress and completion
+checks and the app-knowledge describer — with the tokens and cost each really took. Everything else comes
+from the run's own events (:class:`TaskTally`). The user is played by :class:`ScriptedUser`: it answers the
+agent's questions from the task's ``answers`` and approves every confirmation (the suite texts, buys and
+deletes on purpose).
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from relay_desktop.agent.events import ActionResult, Event, HumanInput, PlanReceived, Verification
+from relay_desktop.agent.ports import Models
+from relay_desktop.agent.safety import Handlers
+from relay_desktop.llm.costs import CostMeter
+from relay_desktop.llm.types import LLMRequest, LLMResponse, Role
+
+__all__ = ["REQUEST_KINDS", "BenchRow", "BenchSummary", "CountingModels", "ScriptedUser", "TaskTally",
+           "format_row", "header", "judge", "request_kind"]
+
+REQUEST_KINDS = ("act", "planning", "progress", "completion", "other")
+# The output contract names the request: "act" is the fast agent's plan; the knowledge describer and
+# anything new land in "other".
+_KIND_OF_CONTRACT = {"act": "act", "plan_strategy": "planning", "progress": "progress", "completion": "completion"}
+WIDTH = 116   # the table fits a 120-column terminal
+
+
+def request_kind(role: Role, request: LLMRequest) -> str:
+    name = request.contract.name if request.contract is not None else ""
+    if name in _KIND_OF_CONTRACT:
+        return _KIND_OF_CONTRACT[name]
+    return "planning" if role == "planning" else "other"
+
+
+@dataclass
+class TaskTally:
+    """One task's requests (counted at the model boundary) and what its events say."""
+
+    requests: Counter[str] = field(default_factory=Counter)
+    meter: CostMeter = field(default_factory=CostMeter)   # tokens and cost of every request, describer included
+    actions: int = 0                   # ActionResult events: actions carried out on the phone
+    no_effect_steps: int = 0           # step verifications that failed: the action changed nothing (or not enough)
+    questions: int = 0                 # ask_user questions the agent put to the user
+    act_input_tokens: list[int] = field(default_factory=list)   # prompt size of each of the fast agent's plans
+
+    def on_event(self, event: Event) -> None:
+        if isinstance(event, ActionResult):
+            self.actions += 1
+        elif isinstance(event, Verification):
+            self.no_effect_steps += event.check == "step" and not event.ok
+        elif isinstance(event, HumanInput):
+            self.questions += event.purpose == "question"
+        elif isinstance(event, PlanReceived) and event.source == "model":
+            self.act_input_tokens.append(event.input_tokens)
+
+    @property
+    def total_requests(self) -> int:
+        return sum(self.requests.values())
+
+    @property
+    def tokens(self) -> int:
+        usage = self.meter.usage
+        return usage.input_tokens + usage.output_tokens
+
+
+class CountingModels:
+    """The agent's models with every request counted for the task running now (``tally``; None: not counted).
+
+    A request is counted when it is made, whether or not it succeeds; its tokens and cost when it returns, on
+    the tally of the task that made it (an answer that arrives after its task ended does not move to the next).
+    """
+
+    def __init__(self, models: Models) -> None:
+        self.models = models
+        self.tally: TaskTally | None = None
+
+    async def generate(self, role: Role, request: LLMRequest, *, meter: CostMeter | None = None) -> LLMResponse:
+        tally = self.tally
+        if tally is not None:
+            tally.requests[request_kind(role, request)] += 1
+        response = await self.models.generate(role, request, meter=meter)
+        if tally is not None:
+            tally.meter.add(response.provider, response.model, response.usage, response.cost_usd)
+        return response
+
+
+class ScriptedUser(Handlers):
+    """The user, played from the task's script: its answers in order (then no answer), every action approved."""
+
+    def __init__(self, answers: tuple[str, ...]) -> None:
+        super().__init__(ask_user=self._answer, confirm=self._approve)
+        self._answers = list(answers)
+        self.asked: list[str] = []
+
+    async def _answer(self, question: str) -> str | None:
+        self.asked.append(question)
+        return self._answers.pop(0) if self._answers else None
+
+    async def _approve(self, description: str) -> bool:
+        return True
+
+
+def judge(task: Any, outcome: str, check_ok: bool, check_detail: str, questions: int,
+          agent_reason: str) -> tuple[bool, str]:
+    """(solved, why): the task's checker decides, and an infeasible task must end "failed", an ambiguous one
+    (``must_ask``) only counts when the agent asked."""
+    problems = []
+    expected = getattr(task, "expected_outcome", "success")
+    if expected == "failed" and outcome != "failed":
+        problems.append(f"expected the agent to fail (infeasible) but it ended with {outcome}")
+    if not check_ok:
+        problems.append(check_detail)
+    if getattr(task, "must_ask", False) and questions == 0:
+        problems.append("never asked the user")
+    if not problems:
+        return True, check_detail
+    return False, "; ".join(problems) + (f"; agent: {agent_reason}" if agent_reason else "")
+
+
+@dataclass(frozen=True)
+class BenchRow:
+    task: str
+    tags: str
+    solved: bool
+    outcome: str
+    steps: int
+    seconds: float
+    requests: int
+    requests_by_kind: dict[str, int]
+    actions: int
+    no_effect_steps: int
+    prompt_tokens_per_step: int | None   # median input tokens of the fast agent's plan requests
+    questions: int
+    tokens: int
+    cost_usd: float
+    mirrored: bool                       # the mirror served the whole task
+    run_id: str
+    detail: str
+
+    @classmethod
+    def of(cls, task: Any, result: Any, tally: TaskTally, *, seconds: float, check_ok: bool, check_detail: str,
+           mirrored: bool) -> BenchRow:
+        solved, detail = judge(task, result.outcome, check_ok, check_detail, tally.questions, result.reason)
+        per_step = tally.act_input_tokens
+        return cls(task.id, ",".join(task.tags), solved, result.outcome, result.steps, round(seconds, 3),
+                   tally.total_requests, {kind: tally.requests[kind] for kind in REQUEST_KINDS}, tally.actions,
+                   tally.no_effect_steps, round(statistics.median(per_step)) if per_step else None,
+                   tally.questions, tally.tokens, round(tally.meter.cost_usd, 6), mirrored, result.run_id, detail)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class BenchSummary:
+    tasks: int
+    solved: int
+    median_steps: float
+    median_seconds: float
+    median_requests: float
+    median_tokens: float
+    requests: int
+    actions: int
+    requests_per_action: float | None    # None when no action was carried out
+    tokens: int
+    cost_usd: float
+    mirror: bool
+    interrupted: bool = False
+
+    @classmethod
+    def of(cls, rows: list[BenchRow], *, mirror: bool, interrupted: bool = False) -> BenchSummary:
+        def median(values: list[float]) -> float:
+            return statistics.median(values) if values else 0
+
+        requests, actions = sum(r.requests for r in rows), sum(r.actions for r in rows)
+        return cls(len(rows), sum(r.solved for r in rows), median([r.steps for r in rows]),
+                   round(median([r.seconds for r in rows]), 3), median([r.requests for r in rows]),
+                   median([r.tokens for r in rows]), requests, actions,
+                   round(requests / actions, 3) if actions else None, sum(r.tokens for r in rows),
+                   round(sum(r.cost_usd for r in rows), 6), mirror, interrupted)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"summary": asdict(self)}
+
+    def text(self) -> str:
+        share = 100 * self.solved / self.tasks if self.tasks else 0
+        per_action = f"{self.requests_per_action:.2f}" if self.requests_per_action is not None else "–"
+        return ("─" * WIDTH + f"\nSolved {self.solved}/{self.tasks} ({share:.0f}%) · median {self.median_steps:g} "
+                f"steps, {self.median_requests:g} requests, {self.median_tokens:,.0f} tokens, "
+                f"{self.median_seconds:.1f} s per task · {per_action} requests per action · ${self.cost_usd:.4f}")
+
+
+def header(mirror: bool) -> str:
+    where = "through the live mirror" if mirror else "over adb only (--no-mirror)"
+    return (f"Phone: the virtual phone, {where}\nreqs: model requests · no-eff: steps that changed nothing · "
+            "tok/step: median prompt tokens of a plan\n\n"
+            f"{'task':28} {'tags':18} {'result':6} {'agent':9} {'steps':>5} {'reqs':>4} {'no-eff':>6} "
+            f"{'tok/step':>8} {'tokens':>8} {'time':>6} {'cost':>8}\n" + "─" * WIDTH)
+
+
+def format_row(row: BenchRow) -> str:
+    """One line per task; a failed task gets a second line saying why."""
+    mark = "✔ pass" if row.solved else "✘ fail"
+    per_step = f"{row.prompt_tokens_per_step:,d}" if row.prompt_tokens_per_step is not None else "–"
+    line = (f"{row.task[:28]:28} {row.tags[:18]:18} {mark:6} {row.outcome[:9]:9} {row.steps:5d} {row.requests:4d} "
+            f"{row.no_effect_steps:6d} {per_step:>8} {row.tokens:8,d} {row.seconds:5.1f}s {f'${row.cost_usd:.4f}':>8}")
+    if row.solved:
+        return line
+    why = f"  ↳ {row.detail}"
+    return f"{line}\n{why if len(why) <= WIDTH else why[:WIDTH - 1] + '…'}"
