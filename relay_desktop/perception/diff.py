@@ -2,6 +2,11 @@
 
 Elements are matched by ID, so build the second map with ``previous=`` the first (IDs then follow the
 elements). An element counts as changed when its label, value, states or position differ.
+
+The text says what a person would notice, in as few lines as it takes: a screen that was mostly replaced
+is one line (``new screen: "Display" (com.android.settings, 9 elements)``) — the element list shows what
+is on it; the keyboard coming or going is one line, never one per key; the status bar (clock, battery)
+is never worth a line.
 """
 
 from __future__ import annotations
@@ -9,12 +14,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from relay_desktop.perception.element_map import Element, ElementMap
+from relay_desktop.perception.labels import MAX_LABEL, quote, shorten
 from relay_desktop.perception.render import element_line
+from relay_desktop.perception.screen import current_dialog, screen_title
+from relay_desktop.perception.tree import WindowKind
 
 __all__ = ["ElementChange", "ElementDiff", "diff_maps"]
 
 # Moves smaller than this are layout jitter (a badge appearing nudges a label), not a change worth a line.
 _MOVE_TOLERANCE = 8
+# A screen counts as replaced when more than this share of its elements (before and after together) came
+# or went, and listing them would take at least _MIN_REPLACED lines: a small screen is cheaper to list.
+_REPLACED_SHARE = 0.6
+_MIN_REPLACED = 8
 
 
 @dataclass(frozen=True)
@@ -28,12 +40,13 @@ class ElementChange:
         return self.after.id
 
     def describe(self) -> str:
-        name = f'{self.after.id} {self.after.role} "{self.after.name}"'
+        name = f"{self.after.id} {self.after.role} {quote(self.after.name)}"
         details = []
         if "label" in self.fields:
-            details.append(f'label "{self.before.label}" → "{self.after.label}"')
+            details.append(f"label {quote(self.before.label)} → {quote(self.after.label)}")
         if "value" in self.fields:
-            details.append(f'value "{self.before.value}" → "{self.after.value}"')
+            details.append(f"value {quote(shorten(self.before.value, MAX_LABEL))} → "
+                           f"{quote(shorten(self.after.value, MAX_LABEL))}")
         if "states" in self.fields:
             before = " ".join(self.before.states) or "-"
             after = " ".join(self.after.states) or "-"
@@ -48,22 +61,60 @@ class ElementDiff:
     added: tuple[Element, ...] = ()
     removed: tuple[Element, ...] = ()
     changed: tuple[ElementChange, ...] = field(default=())
+    # Set by diff_maps when most of the screen was replaced: 'new screen: "Display" (…)'.
+    new_screen: str | None = None
 
     @property
     def empty(self) -> bool:
         return not (self.added or self.removed or self.changed)
 
+    @property
+    def keyboard(self) -> str | None:
+        """"keyboard shown", "keyboard hidden" or "keyboard changed" (shift, symbols), or None."""
+        came = any(_is_key(e) for e in self.added)
+        went = any(_is_key(e) for e in self.removed)
+        if came and not went:
+            return "keyboard shown"
+        if went and not came:
+            return "keyboard hidden"
+        if came or went or any(_is_key(c.after) for c in self.changed):
+            return "keyboard changed"
+        return None
+
     def to_text(self, max_lines: int = 30) -> str:
         """``+`` added, ``-`` removed, ``~`` changed; long diffs end with a count of what was left out."""
-        if self.empty:
-            return "nothing changed"
-        lines = [f"+ {element_line(e)}" for e in self.added]
-        lines += [f"- {element_line(e)}" for e in self.removed]
-        lines += [f"~ {c.describe()}" for c in self.changed]
+        lines = [self.new_screen] if self.new_screen else []
+        keyboard = self.keyboard
+        if keyboard:
+            lines.append(keyboard)
+        if not self.new_screen:
+            lines += [f"+ {element_line(e)}" for e in self.added if _worth_a_line(e)]
+            lines += [f"- {element_line(e)}" for e in self.removed if _worth_a_line(e)]
+            lines += [f"~ {c.describe()}" for c in self.changed if _worth_a_line(c.after)]
+        if not lines:
+            return "nothing changed" if self.empty else "nothing changed but the status bar"
         if len(lines) > max_lines:
             hidden = len(lines) - max_lines
             lines = [*lines[:max_lines], f"… and {hidden} more changes"]
         return "\n".join(lines)
+
+
+def _is_key(element: Element) -> bool:
+    return element.window is WindowKind.KEYBOARD and element.interactive
+
+
+def _is_status(element: Element) -> bool:
+    # The same elements the prompt folds into its one "status bar:" line.
+    return element.window is WindowKind.SYSTEM and not element.interactive
+
+
+def _worth_a_line(element: Element) -> bool:
+    return not (_is_key(element) or _is_status(element))
+
+
+def _on_screen_content(element: Element) -> bool:
+    """Elements that say which screen this is: not keys, not the status or navigation bar."""
+    return element.window not in (WindowKind.KEYBOARD, WindowKind.SYSTEM, WindowKind.OVERLAY)
 
 
 def _same_kind(a: Element, b: Element) -> bool:
@@ -73,6 +124,27 @@ def _same_kind(a: Element, b: Element) -> bool:
 
 def _moved(a: Element, b: Element) -> bool:
     return max(abs(x - y) for x, y in zip(a.bounds, b.bounds, strict=True)) > _MOVE_TOLERANCE
+
+
+def _new_screen(before: ElementMap, after: ElementMap, added: tuple[Element, ...],
+                removed: tuple[Element, ...]) -> str | None:
+    came = sum(_on_screen_content(e) for e in added)
+    went = sum(_on_screen_content(e) for e in removed)
+    total = sum(_on_screen_content(e) for e in before.elements) + sum(_on_screen_content(e) for e in after.elements)
+    if came + went < _MIN_REPLACED or came + went <= _REPLACED_SHARE * total:
+        return None
+    title, old_title = screen_title(after), screen_title(before)
+    packages, old_packages = after.tree.packages, before.tree.packages
+    count = sum(_on_screen_content(e) for e in after.elements)
+    named = f": {quote(title)}" if title else ""
+    where = ", ".join(packages) or "unknown app"
+    if current_dialog(after) is not None and current_dialog(before) is None:
+        return f"a dialog opened{named} ({where}, {count} elements)"
+    kept = count - came
+    if packages != old_packages or (title is not None and title != old_title) or kept == 0:
+        return f"new screen{named} ({where}, {count} elements)"
+    # Same app, same name and something stayed: a list scrolled by a page, a tab switched.
+    return f"most of the screen changed{named} ({where}): {came} elements new, {went} gone, {count} in all"
 
 
 def diff_maps(before: ElementMap, after: ElementMap) -> ElementDiff:
@@ -99,4 +171,4 @@ def diff_maps(before: ElementMap, after: ElementMap) -> ElementDiff:
             fields.append("bounds")
         if fields:
             changed.append(ElementChange(previous, element, tuple(fields)))
-    return ElementDiff(added, removed, tuple(changed))
+    return ElementDiff(added, removed, tuple(changed), _new_screen(before, after, added, removed))

@@ -7,6 +7,9 @@
 * Appium UiAutomator2 page source: the tag is the class name, ``displayed`` instead of
   ``visible-to-user``, and a root that carries the screen's ``width`` and ``height``.
 
+A slider's range (AccessibilityNodeInfo.RangeInfo) is in none of these; dumpers that read it may write
+``range-min``, ``range-max`` and ``range-current`` attributes, which are read when present.
+
 Real devices print around the XML ("UI hierchary dumped to: /dev/tty", a BOM, a truncated tail when the
 pipe breaks), so the parser cuts the XML out of whatever it is given and, when the XML is broken, keeps
 the nodes it read before the break and says so in ``UITree.warnings``. Only input with no hierarchy at
@@ -15,6 +18,7 @@ all is an error.
 
 from __future__ import annotations
 
+import math
 import re
 import xml.etree.ElementTree as ET
 
@@ -184,6 +188,8 @@ def _node_from(attrs: dict[str, str], tag: str) -> UINode:
         focused=get("focused") == _TRUE, selected=get("selected") == _TRUE,
         enabled=get("enabled", _TRUE) == _TRUE, password=get("password") == _TRUE, visible=visible,
         index=_int(get("index"), 0), drawing_order=_int(order, 0) if order is not None else None,
+        range_min=_float(get("range-min")), range_max=_float(get("range-max")),
+        range_current=_float(get("range-current")),
     )
 
 
@@ -192,6 +198,15 @@ def _int(value: str | None, default: int) -> int:
         return int(value) if value is not None else default
     except ValueError:
         return default
+
+
+def _float(value: str | None) -> float | None:
+    """A number attribute, None when absent or not a finite number."""
+    try:
+        number = float(value) if value is not None else None
+    except ValueError:
+        return None
+    return number if number is not None and math.isfinite(number) else None
 
 
 def _screen_of(root_attrs: dict[str, str], roots: list[UINode]) -> Bounds:

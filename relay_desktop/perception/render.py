@@ -3,8 +3,10 @@
 Prompt text: one line per element — ``e12 switch "Wi-Fi" on`` — with only what helps the model choose:
 role, label, a field's value and hint, and states that are not the default. Bounds are left out (the
 screenshot shows where things are) except ``@x,y`` on elements whose role and label repeat, so the model
-can tell the five "Follow" buttons apart. Keyboard keys collapse into one line: typing goes through the
-type action, and the model needs only the keys that do something else (search, enter, delete).
+can tell the five "Follow" buttons apart. Text is quoted as JSON quotes it, so a field's line breaks show
+as ``\n`` (``e7 field "Note" = "milk\neggs"``) and the line stays one line. Sliders say where they are
+(``value 128 of 0–255``). Keyboard keys collapse into one line with their IDs: typing goes through the
+type action, a key is tapped by its ID only when typing cannot do it.
 """
 
 from __future__ import annotations
@@ -15,15 +17,11 @@ from typing import Any
 
 from relay_desktop.perception.element_map import Element, ElementMap
 from relay_desktop.perception.hashes import layout_hash, semantic_fingerprint
-from relay_desktop.perception.labels import humanize_id
+from relay_desktop.perception.labels import MAX_VALUE, humanize_id, quote, shorten
 from relay_desktop.perception.screen import current_dialog, focused_field
 from relay_desktop.perception.tree import UINode, WindowKind
 
-__all__ = ["element_line", "to_json", "to_json_text", "to_prompt_text"]
-
-
-def _quote(text: str) -> str:
-    return '"' + text.replace('"', "'") + '"'
+__all__ = ["KEYBOARD_ADVICE", "element_line", "keyboard_line", "to_json", "to_json_text", "to_prompt_text"]
 
 
 def scroll_direction(node: UINode) -> str:
@@ -49,16 +47,16 @@ def element_line(element: Element, *, position: bool = False) -> str:
     parts = [element.id, element.role]
     words = "" if element.label else id_words(element)
     if element.label:
-        parts.append(_quote(element.label))
+        parts.append(quote(element.label))
     elif words:
         parts.append(f"[{words}]")
     elif element.interactive and element.role not in ("scroll", "pager"):
         position = True  # nothing else tells this control apart
     if element.role == "field":
         if element.value:
-            parts.append("= " + _quote(element.value))
+            parts.append("= " + quote(shorten(element.value, MAX_VALUE)))
         elif element.hint:
-            parts.append("hint " + _quote(element.hint))
+            parts.append("hint " + quote(element.hint))
     if element.role in ("scroll", "pager"):
         parts.append(scroll_direction(element.node))
     parts.extend(element.states)
@@ -67,18 +65,19 @@ def element_line(element: Element, *, position: bool = False) -> str:
     return " ".join(parts)
 
 
-def _keyboard_line(keys: list[Element]) -> str:
-    named = [k for k in keys if len(k.name) > 1 and not _is_character_key(k.name)]
-    characters = len(keys) - len(named)
-    shown = ", ".join(f"{k.id} {_quote(k.name)}" for k in named)
-    tail = f" + {characters} character keys" if characters else ""
-    return f"keyboard (type text with the type action): {shown}{tail}"
+KEYBOARD_ADVICE = "type text with the type action; tap a key by its id only when typing is not possible"
 
 
-def _is_character_key(name: str) -> bool:
-    # "q · 1" is a letter key with its long-press digit
+def keyboard_line(keys: list[Element]) -> str:
+    """``keyboard: e40 "q" e41 "w" … e62 "Enter" (type text with the type action; …)``: every key with its
+    ID, a character key by its character alone ("q · 1" is q with its long-press digit)."""
+    shown = " ".join(f"{k.id} {quote(_key_name(k.name))}" for k in keys)
+    return f"keyboard: {shown} ({KEYBOARD_ADVICE})"
+
+
+def _key_name(name: str) -> str:
     first = name.split(" · ")[0]
-    return len(first) == 1
+    return first if len(first) == 1 else name
 
 
 def to_prompt_text(element_map: ElementMap) -> str:
@@ -97,9 +96,9 @@ def to_prompt_text(element_map: ElementMap) -> str:
             lines.append(element_line(element, position=repeated))
     if status:
         # Clock, signal and battery: context, not controls, so one line without IDs.
-        lines.append("status bar: " + ", ".join(_quote(e.label) for e in status))
+        lines.append("status bar: " + ", ".join(quote(e.label) for e in status))
     if keys:
-        lines.append(_keyboard_line(keys))
+        lines.append(keyboard_line(keys))
     if element_map.truncated:
         lines.append(f"({element_map.truncated} less important elements not listed)")
     return "\n".join(lines)

@@ -54,6 +54,10 @@ class UINode:
     enabled: bool = True
     password: bool = False
     visible: bool = True
+    # A slider's AccessibilityNodeInfo.RangeInfo, when the dump carries it (``range-min``/``-max``/``-current``).
+    range_min: float | None = None
+    range_max: float | None = None
+    range_current: float | None = None
     index: int = 0
     drawing_order: int | None = None
     window: int = 0
