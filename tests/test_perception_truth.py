@@ -1,0 +1,340 @@
+"""The element map as the model reads it says what the screen says: line breaks, whole texts (or how much
+was cut), what a dialog holds, radios, sliders, the keyboard's keys, and whole-screen changes in a line.
+
+Each test here failed before the fix it covers: the prompt glued lines together, cut text at 80
+characters, listed a dialog's text fields as buttons with an empty title, read radios as check boxes,
+showed sliders without their range, hid keyboard keys behind a count, and listed every key and every
+element of a replaced screen in the diff.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+import pytest
+
+from relay_desktop.agent.observation import Observation
+from relay_desktop.agent.prompts import screen_block
+from relay_desktop.device.models import CurrentApp, DeviceContext
+from relay_desktop.perception import WindowKind, build_element_map, current_dialog, diff_maps, to_prompt_text
+from relay_desktop.perception.element_map import Element, ElementMap
+from relay_desktop.perception.screen import screen_title, slider_range
+from relay_desktop.sim.phone import VirtualPhone
+from tests.perception_fixtures import SHARED_DUMPS
+
+SETTINGS = "com.android.settings"
+KEEP = "com.google.android.keep"
+SHOP = "com.relay.shop"
+
+
+def _attr(value: str) -> str:
+    """An attribute value as uiautomator writes it: line breaks as character references."""
+    return escape(value, quote=True).replace("\r", "&#13;").replace("\n", "&#10;")
+
+
+def _node(cls: str, bounds: str, *, text: str = "", desc: str = "", rid: str = "", hint: str = "",
+          extra: str = "", children: str = "", **flags: bool) -> str:
+    attrs = " ".join(f'{k.replace("_", "-")}="{str(v).lower()}"' for k, v in flags.items())
+    head = (f'<node index="0" text="{_attr(text)}" resource-id="{rid}" class="{cls}" package="com.example" '
+            f'content-desc="{_attr(desc)}" hint="{_attr(hint)}" enabled="true" bounds="{bounds}" {attrs} {extra}')
+    return f"{head}>{children}</node>" if children else f"{head}/>"
+
+
+def _screen(*nodes: str) -> str:
+    return ('<hierarchy rotation="0">'
+            + _node("android.widget.FrameLayout", "[0,0][1080,2400]", children="".join(nodes)) + "</hierarchy>")
+
+
+def _line(element_map: ElementMap, element: Element) -> str:
+    return next(line for line in to_prompt_text(element_map).splitlines() if line.startswith(f"{element.id} "))
+
+
+async def _tap(phone: VirtualPhone, element: Element) -> None:
+    await phone.tap(*element.tap)
+
+
+async def _map(phone: VirtualPhone, previous: ElementMap | None = None) -> ElementMap:
+    return build_element_map(await phone.dump_hierarchy(), previous=previous)
+
+
+def _one(element_map: ElementMap, text: str, role: str | None = None) -> Element:
+    found = [e for e in element_map.find(text) if role is None or e.role == role]
+    assert found, f"no {role or 'element'} {text!r} in\n{to_prompt_text(element_map)}"
+    return found[0]
+
+
+# ---------------------------------------------------------------- 1. line breaks
+
+
+def test_a_field_keeps_its_line_breaks_and_the_prompt_shows_them_on_one_line() -> None:
+    xml = _screen(_node("android.widget.EditText", "[0,200][1080,600]", text="milk  \r\neggs\nbread", hint="Note",
+                        clickable=True, focused=True))
+    element_map = build_element_map(xml)
+    note = _one(element_map, "Note", "field")
+    assert note.value == "milk\neggs\nbread"      # \r\n read as \n, spaces at the end of a line trimmed
+    line = _line(element_map, note)
+    assert line == f'{note.id} field "Note" = "milk\\neggs\\nbread" focused'
+    assert len(to_prompt_text(element_map).splitlines()) == len(element_map)
+
+
+def test_quotes_inside_a_value_are_kept_not_swapped() -> None:
+    xml = _screen(_node("android.widget.EditText", "[0,200][1080,300]", text='He said "hi"', hint="Message",
+                        clickable=True))
+    element_map = build_element_map(xml)
+    assert '= "He said \\"hi\\""' in to_prompt_text(element_map)
+
+
+def test_text_with_line_breaks_reads_as_lines_never_glued_words() -> None:
+    xml = _screen(_node("android.widget.TextView", "[0,200][1080,600]", text="Passport\nPhone charger\n\nSunscreen"))
+    element = build_element_map(xml).elements[0]
+    assert element.label == "Passport / Phone charger / Sunscreen"
+
+
+async def test_a_note_preview_on_the_virtual_phone_keeps_its_lines_apart() -> None:
+    phone = VirtualPhone()
+    phone.launch(KEEP)
+    element_map = await _map(phone)
+    packing = _one(element_map, "Packing list")
+    assert "Passport / Phone charger / Sunscreen" in packing.label, packing.label
+
+
+# ---------------------------------------------------------------- 2. uncut text
+
+
+def test_text_longer_than_80_characters_is_kept_whole() -> None:
+    text = "Get 10% off your first order of anything in the shop this week only. Use code WELCOME10 at checkout"
+    element_map = build_element_map(_screen(_node("android.widget.TextView", "[0,200][1080,600]", text=text)))
+    assert element_map.elements[0].label == text
+    assert "WELCOME10" in to_prompt_text(element_map)
+
+
+def test_very_long_text_is_cut_between_words_and_says_how_much_was_cut() -> None:
+    words = " ".join(f"word{i:03d}" for i in range(200))          # 1,599 characters
+    element_map = build_element_map(_screen(_node("android.widget.TextView", "[0,200][1080,600]", text=words)))
+    label = element_map.elements[0].label
+    kept, _, note = label.partition("…(+")
+    assert 250 <= len(kept) <= 300
+    assert words.startswith(kept) and words[len(kept)] == " "     # cut at a word boundary
+    assert note == f"{len(words) - len(kept)} chars)"
+
+
+def test_a_long_field_value_shows_up_to_a_thousand_characters_and_the_element_keeps_it_all() -> None:
+    body = " ".join(["lorem ipsum dolor"] * 100)                     # 1,799 characters
+    xml = _screen(_node("android.widget.EditText", "[0,200][1080,900]", text=body, hint="Note", clickable=True))
+    element_map = build_element_map(xml)
+    note = _one(element_map, "Note", "field")
+    assert note.value == body
+    shown = _line(element_map, note).split(' = "', 1)[1]
+    kept = shown.split("…(+")[0]
+    assert 900 <= len(kept) <= 1000 and body.startswith(kept)
+    assert f"…(+{len(body) - len(kept)} chars)" in shown
+
+
+async def test_the_shops_discount_code_is_in_the_prompt_and_the_dialog_line() -> None:
+    phone = VirtualPhone()
+    phone.launch(SHOP)
+    element_map = await _map(phone)
+    dialog = current_dialog(element_map)
+    assert dialog is not None
+    assert "Use code WELCOME10 at checkout" in to_prompt_text(element_map)
+    assert dialog.title == "Welcome!"
+    assert "WELCOME10" in dialog.message
+    assert dialog.describe().startswith('A dialog is open: "Welcome!" — "')
+    assert [b.label for b in dialog.buttons] == ["No thanks", "Shop now"]
+
+
+# ---------------------------------------------------------------- 3. dialogs
+
+
+def _rename_dialog() -> str:
+    panel = "".join([
+        _node("android.widget.TextView", "[100,900][980,980]", text="Rename", rid="android:id/alertTitle"),
+        _node("android.widget.EditText", "[100,1000][980,1100]", text="Pixel", hint="Name", clickable=True,
+              focusable=True),
+        _node("android.widget.CheckBox", "[100,1120][980,1200]", text="Also rename on the network", checkable=True,
+              checked=True, clickable=True),
+        _node("android.widget.Button", "[500,1220][700,1300]", text="Cancel", rid="android:id/button2",
+              clickable=True),
+        _node("android.widget.Button", "[720,1220][980,1300]", text="OK", rid="android:id/button1", clickable=True),
+    ])
+    return ('<hierarchy rotation="0">'
+            + _node("android.widget.FrameLayout", "[80,880][1000,1320]",
+                    children=_node("android.widget.LinearLayout", "[80,880][1000,1320]", rid="android:id/parentPanel",
+                                   children=panel))
+            + "</hierarchy>")
+
+
+def test_a_dialog_lists_its_fields_choices_and_buttons_apart() -> None:
+    element_map = build_element_map(_rename_dialog())
+    dialog = current_dialog(element_map)
+    assert dialog is not None
+    name = _one(element_map, "Name", "field")
+    remember = _one(element_map, "Also rename", "checkbox")
+    cancel, ok = _one(element_map, "Cancel"), _one(element_map, "OK")
+    assert dialog.title == "Rename" and dialog.message == ""
+    assert dialog.fields == (name,) and dialog.choices == (remember,) and dialog.buttons == (cancel, ok)
+    assert dialog.describe() == (f'A dialog is open: "Rename" — fields: {name.id} "Name" = "Pixel"; choices: '
+                                 f'{remember.id} checkbox "Also rename on the network" checked; buttons: '
+                                 f'{cancel.id} "Cancel", {ok.id} "OK"')
+
+
+def test_a_dialog_without_a_title_says_so_instead_of_printing_empty_quotes() -> None:
+    path = SHARED_DUMPS / "wework_invite_dialog_zh__369219053-wework-auto-reply.xml"
+    if not path.exists():
+        pytest.skip(f"no research dumps at {SHARED_DUMPS}")
+    element_map = build_element_map(path.read_text(encoding="utf-8"))
+    dialog = current_dialog(element_map)
+    assert dialog is not None and dialog.title is None
+    assert dialog.message.startswith("当前群聊人数较多")
+    line = dialog.describe()
+    assert '""' not in line and line.startswith('A dialog is open — "当前群聊人数较多')
+    assert line.endswith('buttons: ' + ", ".join(f'{b.id} "{b.label}"' for b in dialog.buttons))
+    assert [b.label for b in dialog.buttons] == ["取消", "邀请"]
+
+
+def test_the_prompt_uses_the_dialog_summary() -> None:
+    element_map = build_element_map(_rename_dialog())
+    context = DeviceContext(serial="sim", model="Pixel", manufacturer="Google", android_release="14", sdk=34,
+                            locale="en-US", timezone="UTC", screen_width=1080, screen_height=2400, density=420,
+                            keyboard_shown=False, current_app=CurrentApp("com.example", ".Main"))
+    block = screen_block(Observation.of(element_map, None, context, 0.0, 0.0))
+    dialog = current_dialog(element_map)
+    assert dialog is not None and dialog.describe() in block.splitlines()
+
+
+# ---------------------------------------------------------------- 4. radios
+
+
+async def test_settings_radio_rows_read_as_radios_with_their_state() -> None:
+    phone = VirtualPhone()
+    phone.launch(SETTINGS, ".ScreenTimeoutActivity")
+    element_map = await _map(phone)
+    one_minute = _one(element_map, "1 minute")
+    five = _one(element_map, "5 minutes")
+    assert (one_minute.role, five.role) == ("radio", "radio")
+    assert _line(element_map, one_minute).endswith('radio "1 minute" selected')
+    assert _line(element_map, five).endswith('radio "5 minutes" not selected')
+    await _tap(phone, five)
+    after = await _map(phone, element_map)
+    assert "selected" in _one(after, "5 minutes").states and "not selected" in _one(after, "1 minute").states
+
+
+def test_checked_text_views_of_a_single_choice_list_are_radios_and_of_a_multi_choice_list_check_boxes() -> None:
+    def choice_list(checked: tuple[bool, ...]) -> str:
+        items = "".join(_node("android.widget.CheckedTextView", f"[0,{300 + i * 100}][1080,{400 + i * 100}]",
+                              text=f"Option {i}", rid="android:id/text1", checkable=True, checked=c, clickable=True)
+                        for i, c in enumerate(checked))
+        return _screen(_node("android.widget.ListView", "[0,300][1080,700]", rid="android:id/select_dialog_listview",
+                             children=items))
+
+    single = build_element_map(choice_list((False, True, False)))
+    assert [e.role for e in single if e.label.startswith("Option")] == ["radio"] * 3
+    assert [s for e in single if e.label.startswith("Option") for s in e.states] == [
+        "not selected", "selected", "not selected"]
+    multi = build_element_map(choice_list((True, True, False)))
+    assert [e.role for e in multi if e.label.startswith("Option")] == ["checkbox"] * 3
+
+
+def test_anything_checkable_in_a_radio_group_is_a_radio() -> None:
+    items = "".join(_node("android.widget.CheckedTextView", f"[0,{300 + i * 100}][1080,{400 + i * 100}]",
+                          text=size, checkable=True, checked=False, clickable=True)
+                    for i, size in enumerate(("Small", "Large")))
+    element_map = build_element_map(_screen(_node("android.widget.RadioGroup", "[0,300][1080,500]", children=items)))
+    assert [(e.role, e.states) for e in element_map] == [("radio", ("not selected",))] * 2
+
+
+# ---------------------------------------------------------------- 5. sliders
+
+
+def test_a_slider_with_a_range_in_the_dump_shows_value_and_range() -> None:
+    xml = _screen(_node("android.widget.SeekBar", "[40,300][1040,380]", desc="Brightness level", clickable=True,
+                        extra='range-min="0" range-max="255" range-current="128"'))
+    element_map = build_element_map(xml)
+    slider = _one(element_map, "Brightness level", "slider")
+    assert _line(element_map, slider) == f'{slider.id} slider "Brightness level" value 128 of 0–255'
+    assert slider_range(slider) == (0.0, 255.0, 128.0)
+
+
+async def test_the_virtual_phones_brightness_slider_shows_its_value_and_follows_a_tap() -> None:
+    phone = VirtualPhone()
+    phone.launch(SETTINGS, ".DisplaySettingsActivity")
+    element_map = await _map(phone)
+    slider = _one(element_map, "Brightness level", "slider")
+    assert slider.label == "Brightness level"            # the position is not part of the name
+    assert _line(element_map, slider).endswith('slider "Brightness level" value 128, range unknown')
+    assert slider_range(slider) is None                   # a uiautomator dump carries no range
+    await phone.tap(slider.bounds.left + slider.bounds.width // 10, slider.bounds.center[1])
+    after = await _map(phone, element_map)
+    moved = _one(after, "Brightness level", "slider")
+    assert moved.id == slider.id
+    value = int(phone.setting("system", "screen_brightness"))
+    change = next(c for c in diff_maps(element_map, after).changed if c.id == slider.id)
+    assert change.describe().endswith(f"value 128, range unknown → value {value}, range unknown")
+
+
+# ---------------------------------------------------------------- 6 and 7. keyboard and whole-screen changes
+
+
+async def _keep_editor_with_keyboard(phone: VirtualPhone) -> tuple[ElementMap, ElementMap]:
+    phone.launch(KEEP)
+    notes = await _map(phone)
+    await _tap(phone, _one(notes, "New note"))
+    editor = await _map(phone, notes)
+    return notes, editor
+
+
+async def test_keyboard_keys_are_listed_with_their_ids_on_one_line() -> None:
+    phone = VirtualPhone()
+    _, editor = await _keep_editor_with_keyboard(phone)
+    assert editor.keyboard is not None, to_prompt_text(editor)
+    keys = [e for e in editor if e.window is WindowKind.KEYBOARD and e.interactive]
+    lines = [line for line in to_prompt_text(editor).splitlines() if line.startswith("keyboard:")]
+    assert len(lines) == 1
+    line = lines[0]
+    q = next(k for k in keys if k.name.split(" · ")[0] == "q")
+    assert f'{q.id} "q"' in line and "Enter" in line
+    assert all(k.id in line.split() for k in keys)
+    assert line.endswith("(type text with the type action; tap a key by its id only when typing is not possible)")
+    assert not any(line.startswith(f"{k.id} ") for k in keys for line in to_prompt_text(editor).splitlines())
+
+
+async def test_a_new_screen_and_the_keyboard_are_one_line_each_in_the_diff() -> None:
+    phone = VirtualPhone()
+    notes, editor = await _keep_editor_with_keyboard(phone)
+    text = diff_maps(notes, editor).to_text()
+    assert text.splitlines() == [f"new screen ({KEEP}, {sum(e.window is WindowKind.APP for e in editor)} "
+                                 "elements)", "keyboard shown"]
+    await phone.press_key(4)   # BACK hides the keyboard
+    hidden = await _map(phone, editor)
+    assert hidden.keyboard is None
+    lines = diff_maps(editor, hidden).to_text().splitlines()
+    assert lines[0] == "keyboard hidden"
+    keys = {e.id for e in editor if e.window is WindowKind.KEYBOARD}
+    assert not [line for line in lines if line[2:].split(" ")[0] in keys]   # the editor may resize, keys: no
+
+
+async def test_opening_a_settings_page_is_a_new_screen_with_its_title() -> None:
+    phone = VirtualPhone()
+    phone.launch(SETTINGS)
+    home = await _map(phone)
+    await _tap(phone, _one(home, "Display"))
+    display = await _map(phone, home)
+    assert screen_title(display) == "Display"
+    count = sum(e.window is WindowKind.APP for e in display)
+    assert diff_maps(home, display).to_text() == f'new screen: "Display" ({SETTINGS}, {count} elements)'
+
+
+def test_a_ticking_clock_is_not_a_change_worth_a_line() -> None:
+    def screen(clock: str) -> str:
+        app = _node("android.widget.FrameLayout", "[0,0][1080,2400]",
+                    children=_node("android.widget.Button", "[0,500][500,600]", text="Start", clickable=True))
+        bar = _node("android.widget.FrameLayout", "[0,0][1080,80]",
+                    children=_node("android.widget.TextView", "[20,10][200,70]", text=clock,
+                                   rid="com.android.systemui:id/clock"))
+        system_ui = bar.replace('package="com.example"', 'package="com.android.systemui"')
+        return f'<hierarchy rotation="0">{app}{system_ui}</hierarchy>'
+
+    before = build_element_map(screen("16:02"))
+    after = build_element_map(screen("16:03"), previous=before)
+    assert not diff_maps(before, after).empty
+    assert diff_maps(before, after).to_text() == "nothing changed but the status bar"
