@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -54,6 +55,12 @@ def with_class_aliases(screens: dict[str, str]) -> dict[str, str]:
 
 def digits(number: str) -> str:
     return re.sub(r"\D", "", number)
+
+
+def folded(text: str) -> str:
+    """Lower case without accents ("Jörg" -> "jorg", "Weiß" -> "weiss"), as Contacts' search matches names."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
 def same_number(a: str, b: str) -> bool:
@@ -157,7 +164,7 @@ class Contacts(App):
     # ------------------------------------------------------------ data
 
     def sorted_contacts(self) -> list[Contact]:
-        return sorted(self.contacts, key=lambda c: (c.name.lower(), c.id))
+        return sorted(self.contacts, key=lambda c: (folded(c.name), c.id))
 
     def get(self, contact_id: int | None) -> Contact | None:
         return next((c for c in self.contacts if c.id == contact_id), None)
@@ -170,11 +177,12 @@ class Contacts(App):
         return next((c for c in self.sorted_contacts() if same_number(c.phone, number)), None)
 
     def search(self, query: str) -> list[Contact]:
-        """Contacts whose name has a word starting with each query word, or whose number has its digits."""
-        words, wanted = query.lower().split(), digits(query)
+        """Contacts whose name has a word starting with each query word (accents ignored), or whose number
+        has its digits."""
+        words, wanted = folded(query).split(), digits(query)
         found = []
         for contact in self.sorted_contacts():
-            name_words = contact.name.lower().split()
+            name_words = folded(contact.name).split()
             by_name = all(any(w.startswith(q) for w in name_words) for q in words)
             by_number = bool(wanted) and not re.search(r"[a-z]", query.lower()) and wanted in digits(contact.phone)
             if by_name or by_number:

@@ -234,7 +234,7 @@ class Messages(App):
             conversation.read = True
         name = self.display_name(number)
         bar = ui.app_bar(name, up=self.finish, actions=[
-            ui.icon_button("phone", "Call", lambda: self.toast(f"Calling {name}…"), id="action_call")])
+            ui.icon_button("phone", "Call", lambda: self._call(number, name), id="action_call")])
         bar.children.insert(1, avatar(ui, name, size=32))
         bar.children[2].id = "conversation_title"
         bar.gap = ui.dp(8)
@@ -261,6 +261,12 @@ class Messages(App):
         messages = ui.scroll(items, key="messages_list", gap=4, padding=ui.pad(16, 8, 16, 8))
         body = ui.column([messages, compose], weight=1)
         return ui.screen(bar, body, bottom=inset, id="conversation_view")
+
+    def _call(self, number: str, name: str) -> None:
+        contacts = self.contacts_app
+        if contacts is not None:
+            contacts.calls.append(number)   # one call log for the phone, kept by Contacts
+        self.toast(f"Calling {name}…")
 
     def _bubbles(self, conversation: Conversation | None, name: str) -> list[View]:
         ui = self.ui
