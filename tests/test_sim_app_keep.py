@@ -233,3 +233,143 @@ async def test_reset_restores_seeds(phone: VirtualPhone) -> None:
     assert [(n.id, n.title) for n in app.notes] == [(1, "Packing list"), (2, "Book ideas"),
                                                     (3, "Wi-Fi password for guests")]
     assert app.next_id == 4
+
+
+# ---------------------------------------------------------------- labels, the drawer and selecting several notes
+
+
+def add_trip_notes(phone: VirtualPhone) -> KeepNotes:
+    app = keep(phone)
+    app.add("Tram 28", "From Martim Moniz", ["Lisbon"])
+    app.add("Sourdough", "Feed every 12 hours", ["Food"])
+    app.add("Pastéis", "Manteigaria", ["Lisbon", "Food"])
+    return app
+
+
+async def card_titles(driver: PhoneDriver) -> list[str]:
+    return sorted(await texts_with_id(driver, "index_note_title"))
+
+
+async def long_press(driver: PhoneDriver, **query: str) -> None:
+    node = find(await driver.dump_hierarchy(), **query)  # type: ignore[arg-type]
+    assert node is not None, query
+    await driver.swipe(*node.center, *node.center, 800)
+
+
+def test_added_notes_go_last_and_make_their_labels(phone: VirtualPhone) -> None:
+    app = add_trip_notes(phone)
+    assert [n.title for n in app.notes] == [*SEED_TITLES, "Tram 28", "Sourdough", "Pastéis"]
+    assert app.labels == ["Lisbon", "Food"]
+    assert [n.title for n in app.labelled("Food")] == ["Sourdough", "Pastéis"]
+    app.reset()
+    assert app.labels == [] and all(not n.labels for n in app.notes)
+
+
+async def test_cards_and_the_editor_show_a_note_s_labels(phone: VirtualPhone, driver: PhoneDriver) -> None:
+    add_trip_notes(phone)
+    await driver.launch_app(PACKAGE)
+    xml = await driver.dump_hierarchy()
+    card = find(xml, text="Pastéis")
+    assert card is not None
+    chips = [n for n in nodes(xml) if n.attrs["resource-id"].endswith(":id/note_label")]
+    assert sorted(n.attrs["text"] for n in chips) == ["Food", "Food", "Lisbon", "Lisbon"]
+    await tap_on(driver, text="Pastéis")
+    assert await texts_with_id(driver, "note_label") == ["Lisbon", "Food"]
+
+
+async def test_the_drawer_lists_labels_alphabetically_and_hides_the_grid(phone: VirtualPhone,
+                                                                         driver: PhoneDriver) -> None:
+    add_trip_notes(phone)
+    await driver.launch_app(PACKAGE)
+    await tap_on(driver, desc="Open navigation drawer")
+    xml = await driver.dump_hierarchy()
+    assert [n.attrs["text"] for n in nodes(xml) if n.attrs["resource-id"].endswith(":id/title")] == \
+        ["Notes", "Food", "Lisbon"]
+    assert find(xml, id="index_note_title") is None          # the grid is not reachable behind the drawer
+    assert find(xml, text="Notes", id="title") is not None
+    await driver.press_key(KEY_BACK)
+    assert await card_titles(driver) == sorted([*SEED_TITLES, "Tram 28", "Sourdough", "Pastéis"])
+    await tap_on(driver, desc="Open navigation drawer")
+    width, height = phone.display_size
+    await driver.tap(width - 20, height // 2)                  # the dimmed rest of the screen closes it
+    assert find(await driver.dump_hierarchy(), id="navigation_drawer") is None
+
+
+async def test_a_label_s_view_shows_its_notes_and_back_returns_to_all(phone: VirtualPhone,
+                                                                      driver: PhoneDriver) -> None:
+    add_trip_notes(phone)
+    await driver.launch_app(PACKAGE)
+    await tap_on(driver, desc="Open navigation drawer")
+    await tap_on(driver, text="Lisbon", id="title")
+    assert await card_titles(driver) == ["Pastéis", "Tram 28"]
+    xml = await driver.dump_hierarchy()
+    assert find(xml, text="Lisbon", id="app_title") is not None
+    assert find(xml, id="open_search_bar_text_view") is None
+    await driver.press_key(KEY_BACK)
+    assert phone.focused_activity() == (PACKAGE, BROWSE)
+    assert len(await card_titles(driver)) == 6
+
+
+async def test_a_note_started_in_a_label_s_view_carries_the_label(phone: VirtualPhone,
+                                                                   driver: PhoneDriver) -> None:
+    app = add_trip_notes(phone)
+    await driver.launch_app(PACKAGE)
+    await tap_on(driver, desc="Open navigation drawer")
+    await tap_on(driver, text="Food", id="title")
+    await tap_on(driver, desc="New note")
+    await driver.type_text("Bagels")
+    assert app.notes[0].body == "Bagels" and app.notes[0].labels == ["Food"]
+    await driver.press_key(KEY_BACK)
+    await driver.press_key(KEY_BACK)
+    assert "Bagels" in await texts_with_id(driver, "index_note_text_description")
+
+
+async def test_long_press_selects_and_taps_add_or_remove_cards(phone: VirtualPhone, driver: PhoneDriver) -> None:
+    add_trip_notes(phone)
+    await driver.launch_app(PACKAGE)
+    await long_press(driver, text="Book ideas")
+    assert phone.focused_activity() == (PACKAGE, BROWSE)      # a long press does not open the note
+    assert await texts_with_id(driver, "action_bar_title") == ["1"]
+    await tap_on(driver, text="Packing list")
+    await tap_on(driver, text="Book ideas")                   # a second tap drops it again
+    xml = await driver.dump_hierarchy()
+    assert find(xml, id="action_bar_title").attrs["text"] == "1"  # type: ignore[union-attr]
+    selected = [n.attrs for n in nodes(xml) if n.attrs.get("selected") == "true"
+                and n.attrs["resource-id"].endswith(":id/browse_note_interior_content")]
+    assert len(selected) == 1
+    await driver.press_key(KEY_BACK)                          # BACK ends the selection, not the app
+    assert phone.focused_activity() == (PACKAGE, BROWSE)
+    assert find(await driver.dump_hierarchy(), id="action_bar_title") is None
+    await long_press(driver, text="Book ideas")
+    await tap_on(driver, desc="Done")
+    assert find(await driver.dump_hierarchy(), desc="Open navigation drawer") is not None
+
+
+async def test_deleting_a_selection_asks_first_and_removes_only_those(phone: VirtualPhone,
+                                                                      driver: PhoneDriver) -> None:
+    app = add_trip_notes(phone)
+    await driver.launch_app(PACKAGE)
+    await long_press(driver, text="Book ideas")
+    await tap_on(driver, text="Packing list")
+    await tap_on(driver, desc="More options")
+    await tap_on(driver, text="Delete")
+    assert find(await driver.dump_hierarchy(), text="Delete 2 notes?") is not None
+    await tap_on(driver, text="Cancel")
+    assert len(app.notes) == 6
+    assert await texts_with_id(driver, "action_bar_title") == ["2"]   # still selected after Cancel
+    await tap_on(driver, desc="More options")
+    await tap_on(driver, text="Delete")
+    await tap_on(driver, text="Delete", id="button1")
+    assert [n.title for n in app.notes] == ["Wi-Fi password for guests", "Tram 28", "Sourdough", "Pastéis"]
+    assert find(await driver.dump_hierarchy(), id="action_bar_title") is None
+
+
+async def test_make_a_copy_duplicates_the_selection_at_the_top(phone: VirtualPhone, driver: PhoneDriver) -> None:
+    app = add_trip_notes(phone)
+    await driver.launch_app(PACKAGE)
+    await long_press(driver, text="Pastéis")
+    await tap_on(driver, desc="More options")
+    await tap_on(driver, text="Make a copy")
+    first = app.notes[0]
+    assert (first.title, first.body, first.labels) == ("Pastéis", "Manteigaria", ["Lisbon", "Food"])
+    assert first.id == 7 and len(app.titled("Pastéis")) == 2

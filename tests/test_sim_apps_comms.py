@@ -228,6 +228,19 @@ async def test_text_button_opens_the_thread_with_that_contact(phone: VirtualPhon
     assert await texts_with_id(driver, "large_title") == ["Carol Nguyen"]
 
 
+async def test_search_ignores_accents_and_the_list_sorts_them_in_place(phone: VirtualPhone,
+                                                                        driver: PhoneDriver) -> None:
+    contacts(phone).add("Jörg", "Müller", "+49 151 23456789")
+    await driver.launch_app(CONTACTS)
+    shown = await texts_with_id(driver, "cliv_name_textview")
+    assert shown.index("Jörg Müller") == shown.index("Julia Rossi") - 1   # "Jö" sorts as "Jo", before "Ju"
+    await type_at(driver, "jorg mull", text="Search contacts")
+    assert await texts_with_id(driver, "cliv_name_textview") == ["Jörg Müller"]
+    await tap_on(driver, desc="Clear search")
+    await type_at(driver, "MÜ", text="Search contacts")
+    assert await texts_with_id(driver, "cliv_name_textview") == ["Jörg Müller"]
+
+
 # ---------------------------------------------------------------- Messages
 
 
@@ -305,6 +318,15 @@ async def test_sms_intents_open_the_thread_with_a_draft(phone: VirtualPhone, dri
     phone.start_intent("android.intent.action.VIEW", "sms:555-0119?body=Lunch%3F", None)
     assert await texts_with_id(driver, "conversation_title") == ["Dave Kim"]
     assert (await must_find(driver, id="compose_message_text")).attrs["text"] == "Lunch?"
+
+
+async def test_calling_from_a_thread_is_logged_with_the_contacts_calls(phone: VirtualPhone,
+                                                                        driver: PhoneDriver) -> None:
+    await driver.launch_app(MESSAGES)
+    await tap_on(driver, text="Carol Nguyen")
+    await tap_on(driver, desc="Call")
+    assert contacts(phone).calls == ["555-0187"]
+    assert messages(phone).sent == []
 
 
 # ---------------------------------------------------------------- Chrome
