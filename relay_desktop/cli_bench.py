@@ -143,14 +143,15 @@ class BenchRun:
         adb = AdbServer()
         rows: list[BenchRow] = []
         config = PhoneConfig(realism=REALISTIC if self.realistic else INSTANT)
-        async with VirtualPhoneService(config, port=0, adb=adb) as service:
-            device = await adb.device(service.serial)
-            mirror = await self._start_mirror(device) if self.use_mirror else None
-            self.mirrored = mirror is not None
-            if self.on_start is not None:
-                self.on_start(self.mirrored)
-            try:
-                with self._ctrl_c_stops():
+        # Ctrl+C from the start: while the phone or the mirror starts, the bench then ends before the first task.
+        with self._ctrl_c_stops():
+            async with VirtualPhoneService(config, port=0, adb=adb) as service:
+                device = await adb.device(service.serial)
+                mirror = await self._start_mirror(device) if self.use_mirror else None
+                self.mirrored = mirror is not None
+                try:
+                    if self.on_start is not None:
+                        self.on_start(self.mirrored)
                     for task in tasks:
                         if self.interrupted:
                             break
@@ -159,9 +160,9 @@ class BenchRun:
                         rows.append(row)
                         if self.on_row is not None:
                             self.on_row(row)
-            finally:
-                if mirror is not None:
-                    await mirror.stop()
+                finally:
+                    if mirror is not None:
+                        await mirror.stop()
         return rows
 
     async def _start_mirror(self, device: Any) -> Any:
@@ -220,7 +221,7 @@ class BenchRun:
 
         def first_interrupt() -> None:
             loop.remove_signal_handler(signal.SIGINT)
-            self.say("Stopping after this task (Ctrl+C again to end at once)")
+            self.say("Stopping (Ctrl+C again to end at once)")
             self.interrupt()
         try:
             loop.add_signal_handler(signal.SIGINT, first_interrupt)

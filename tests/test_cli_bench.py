@@ -247,7 +247,7 @@ async def test_ctrl_c_stops_the_running_task_ends_the_bench_and_stops_the_mirror
     bench = BenchRun(history=False, on_event=on_event, say=said.append)
     rows = await bench.run([WIFI_ON, TASKS_BY_ID["bluetooth_off"]], ScriptedModels(wifi_agent))
     assert bench.interrupted and [(r.task, r.outcome, r.solved) for r in rows] == [("wifi_on", "stopped", False)]
-    assert "Stopping after this task (Ctrl+C again to end at once)" in said
+    assert "Stopping (Ctrl+C again to end at once)" in said
     assert len(spies["stopped"]) == 1
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
