@@ -61,17 +61,15 @@ ACTIONS: dict[str, ActionSpec] = {spec.name: spec for spec in (
                 "clear": {"type": "boolean", "description": "delete the field's current text first"},
                 "submit": {"type": "boolean", "description": "press Enter after typing"}},
                required=("text",), targets_element=True),
-    ActionSpec("swipe", "Move a finger across the screen in a direction (the content moves with the finger): "
-               "starting on an element (e.g. swipe a row aside), from a screen edge (from_edge=\"top\" with "
-               "direction down opens the notification shade; again for Quick Settings), or across the middle.",
+    ActionSpec("swipe", "Drag a finger in a direction (content moves with it), from an element, from a screen "
+               "edge (from_edge=top, down: notifications, again: Quick Settings) or across the middle.",
                {"direction": {"enum": list(DIRECTIONS)}, "element": _ELEMENT,
                 "from_edge": {"enum": list(EDGES), "description": "start at this edge of the screen"}},
                required=("direction",), targets_element=True),
     ActionSpec("scroll", "Scroll to reveal more content in a direction: 'down' shows what is below.",
                {"direction": {"enum": list(DIRECTIONS)}, "element": _ELEMENT}, required=("direction",),
                targets_element=True),
-    ActionSpec("set_value", "Set a slider to a value: in the range the element list shows (\"value 128 of "
-               "0–255\"), or, when it shows no range, a percentage from 0 to 100.",
+    ActionSpec("set_value", "Set a slider: a value in its listed range, else a percentage 0-100.",
                {"element": _ELEMENT, "value": {"type": "number"}}, required=("element", "value"),
                targets_element=True),
     ActionSpec("press_key", "Press a key: enter, search, delete, tab, escape, volume or power keys.",

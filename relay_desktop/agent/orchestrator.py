@@ -316,8 +316,9 @@ class Orchestrator:
                                    response=json.dumps(plan.to_json(), ensure_ascii=False)))
             return plan
         assert self.models is not None
+        # No "what changed" list here: the step-by-step result of the last plan says it, step by step.
         text = fast_user_prompt(observation, step=self.iteration, max_steps=self.settings.max_steps,
-                                diff_text=diff_text, notes=notes, observations=observed)
+                                notes=notes, observations=observed)
         images = (ImagePart(observation.screenshot.jpeg),) if observation.screenshot is not None else ()
         shell = self.settings.shell_allowed
         request = LLMRequest(fast_system_prompt(shell), self.conversation.request(Message.user(text, *images)),

@@ -95,5 +95,13 @@ def effect_of(before: Observation, after: Observation) -> tuple[str, bool]:
     diff = diff_maps(before.element_map, after.element_map)
     if diff.empty:
         return "the screen changed", True
-    lines = [line for line in diff.to_text(max_lines=_EFFECT_LINES).splitlines() if line.strip()]
-    return "; ".join(lines), True
+    # Elements that only moved (a list re-laid out around a new message) are noise next to what changed.
+    lines = [line for line in diff.to_text(max_lines=10_000).splitlines() if line.strip()]
+    moved = [line for line in lines if line.endswith(": moved")]
+    kept = [line for line in lines if not line.endswith(": moved")] or moved[:1]
+    shown = kept[:_EFFECT_LINES]
+    if len(kept) > len(shown):
+        shown.append(f"… and {len(kept) - len(shown)} more changes")
+    if moved and kept is not moved[:1]:
+        shown.append(f"{len(moved)} elements moved")
+    return "; ".join(shown), True

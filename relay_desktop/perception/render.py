@@ -21,7 +21,8 @@ from relay_desktop.perception.labels import MAX_VALUE, humanize_id, quote, short
 from relay_desktop.perception.screen import current_dialog, focused_field
 from relay_desktop.perception.tree import UINode, WindowKind
 
-__all__ = ["KEYBOARD_ADVICE", "element_line", "keyboard_line", "to_json", "to_json_text", "to_prompt_text"]
+__all__ = ["KEYBOARD_ADVICE", "element_line", "in_system_bar", "keyboard_line", "to_json", "to_json_text",
+           "to_prompt_text"]
 
 
 def scroll_direction(node: UINode) -> str:
@@ -69,15 +70,49 @@ KEYBOARD_ADVICE = "type text with the type action; tap a key by its id only when
 
 
 def keyboard_line(keys: list[Element]) -> str:
-    """``keyboard: e40 "q" e41 "w" … e62 "Enter" (type text with the type action; …)``: every key with its
-    ID, a character key by its character alone ("q · 1" is q with its long-press digit)."""
-    shown = " ".join(f"{k.id} {quote(_key_name(k.name))}" for k in keys)
-    return f"keyboard: {shown} ({KEYBOARD_ADVICE})"
+    """``keyboard: e16–e25 q w e r t y u i o p, e35 "Shift", … (type text with the type action; …)``: every key
+    addressable by its ID, a character key by its character alone ("q · 1" is q with its long-press digit), and
+    a run of character keys with consecutive IDs as one range (the first character is the first ID), so a full
+    keyboard costs a line, not a paragraph."""
+    parts: list[str] = []
+    run: list[tuple[int, str]] = []
+
+    def flush() -> None:
+        if len(run) >= 3:
+            parts.append(f"e{run[0][0]}–e{run[-1][0]} {' '.join(char for _, char in run)}")
+        else:
+            parts.extend(f"e{number} {quote(char)}" for number, char in run)
+        run.clear()
+
+    for key in keys:
+        name = _key_name(key.name)
+        number = int(key.id[1:]) if key.id[1:].isdigit() else None
+        if number is not None and len(name) == 1 and not name.isspace() and (not run or run[-1][0] == number - 1):
+            run.append((number, name))
+            continue
+        flush()
+        if number is not None and len(name) == 1 and not name.isspace():
+            run.append((number, name))
+        else:
+            parts.append(f"{key.id} {quote(name)}")
+    flush()
+    return f"keyboard: {', '.join(parts)} ({KEYBOARD_ADVICE})"
 
 
 def _key_name(name: str) -> str:
     first = name.split(" · ")[0]
     return first if len(first) == 1 else name
+
+
+def in_system_bar(element: Element) -> bool:
+    """In the status bar or the navigation bar: a system window much wider than tall. The notification
+    shade and system dialogs are system windows too, but what they say is content."""
+    if element.window is not WindowKind.SYSTEM:
+        return False
+    root = element.node
+    while root.parent is not None:
+        root = root.parent
+    return root.bounds.height * 4 < root.bounds.width
 
 
 def to_prompt_text(element_map: ElementMap) -> str:
@@ -89,7 +124,7 @@ def to_prompt_text(element_map: ElementMap) -> str:
     for element in elements:
         if element.window is WindowKind.KEYBOARD and element.interactive:
             keys.append(element)
-        elif element.window is WindowKind.SYSTEM and not element.interactive:
+        elif in_system_bar(element) and not element.interactive:
             status.append(element)
         else:
             repeated = repeats[(element.role, element.label)] > 1 and element.role not in ("scroll", "pager")
