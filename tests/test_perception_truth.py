@@ -20,6 +20,7 @@ from relay_desktop.device.models import CurrentApp, DeviceContext
 from relay_desktop.perception import WindowKind, build_element_map, current_dialog, diff_maps, to_prompt_text
 from relay_desktop.perception.element_map import Element, ElementMap
 from relay_desktop.perception.screen import screen_title, slider_range
+from relay_desktop.sim.hierarchy import dump_xml_pretty
 from relay_desktop.sim.phone import VirtualPhone
 from tests.perception_fixtures import SHARED_DUMPS
 
@@ -343,3 +344,16 @@ def test_a_ticking_clock_is_not_a_change_worth_a_line() -> None:
     after = build_element_map(screen("16:03"), previous=before)
     assert not diff_maps(before, after).empty
     assert diff_maps(before, after).to_text() == "nothing changed but the status bar"
+
+
+async def test_the_notification_shade_is_content_not_status_bar() -> None:
+    phone = VirtualPhone()
+    phone.launch(SETTINGS)
+    before = build_element_map(dump_xml_pretty(phone.windows()))
+    await phone.swipe(540, 5, 540, 1500, 300)
+    shade = build_element_map(dump_xml_pretty(phone.windows()), previous=before)
+    lines = to_prompt_text(shade).splitlines()
+    status = next(line for line in lines if line.startswith("status bar: "))
+    assert "No notifications" not in status and "Battery" in status
+    assert any(line.endswith('text "No notifications"') for line in lines)
+    assert diff_maps(before, shade).to_text() == "new screen (com.android.systemui, 1 element)"

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from relay_desktop.perception.element_map import Element, ElementMap
 from relay_desktop.perception.labels import MAX_LABEL, quote, shorten
-from relay_desktop.perception.render import element_line
+from relay_desktop.perception.render import element_line, in_system_bar
 from relay_desktop.perception.screen import current_dialog, screen_title
 from relay_desktop.perception.tree import WindowKind
 
@@ -105,7 +105,7 @@ def _is_key(element: Element) -> bool:
 
 def _is_status(element: Element) -> bool:
     # The same elements the prompt folds into its one "status bar:" line.
-    return element.window is WindowKind.SYSTEM and not element.interactive
+    return in_system_bar(element) and not element.interactive
 
 
 def _worth_a_line(element: Element) -> bool:
@@ -114,7 +114,7 @@ def _worth_a_line(element: Element) -> bool:
 
 def _on_screen_content(element: Element) -> bool:
     """Elements that say which screen this is: not keys, not the status or navigation bar."""
-    return element.window not in (WindowKind.KEYBOARD, WindowKind.SYSTEM, WindowKind.OVERLAY)
+    return element.window not in (WindowKind.KEYBOARD, WindowKind.OVERLAY) and not in_system_bar(element)
 
 
 def _same_kind(a: Element, b: Element) -> bool:
@@ -137,14 +137,19 @@ def _new_screen(before: ElementMap, after: ElementMap, added: tuple[Element, ...
     packages, old_packages = after.tree.packages, before.tree.packages
     count = sum(_on_screen_content(e) for e in after.elements)
     named = f": {quote(title)}" if title else ""
-    where = ", ".join(packages) or "unknown app"
+    system = {e.node.package for e in after.elements if e.window is WindowKind.SYSTEM and _on_screen_content(e)}
+    where = ", ".join(packages or sorted(system)) or "unknown app"
     if current_dialog(after) is not None and current_dialog(before) is None:
-        return f"a dialog opened{named} ({where}, {count} elements)"
+        return f"a dialog opened{named} ({where}, {_elements(count)})"
     kept = count - came
     if packages != old_packages or (title is not None and title != old_title) or kept == 0:
-        return f"new screen{named} ({where}, {count} elements)"
+        return f"new screen{named} ({where}, {_elements(count)})"
     # Same app, same name and something stayed: a list scrolled by a page, a tab switched.
-    return f"most of the screen changed{named} ({where}): {came} elements new, {went} gone, {count} in all"
+    return f"most of the screen changed{named} ({where}): {_elements(came)} new, {went} gone, {count} in all"
+
+
+def _elements(count: int) -> str:
+    return f"{count} element" if count == 1 else f"{count} elements"
 
 
 def diff_maps(before: ElementMap, after: ElementMap) -> ElementDiff:
