@@ -5,7 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from relay_desktop.perception import WindowKind, build_element_map, current_dialog, focused_field, to_prompt_text
+from relay_desktop.perception import (
+    WindowKind,
+    build_element_map,
+    current_dialog,
+    diff_maps,
+    focused_field,
+    to_prompt_text,
+)
+from relay_desktop.perception.render import in_system_bar
 from relay_desktop.sim.input_dispatch import _takes_touch
 from relay_desktop.sim.phone import VirtualPhone
 from relay_desktop.sim.tasks import ALL_TASKS, PhoneDriver, Task
@@ -25,6 +33,8 @@ class _CheckingDriver(PhoneDriver):
     async def dump_hierarchy(self) -> str:
         xml = await super().dump_hierarchy()
         element_map = build_element_map(xml, previous=self.previous)
+        if self.previous is not None:
+            self._check_diff(self.previous, element_map)
         self.previous = element_map
         self.screens += 1
         self._check_taps(element_map)
@@ -44,6 +54,18 @@ class _CheckingDriver(PhoneDriver):
             reached = target.visible.uiautomator()
             assert reached in {n.bounds.uiautomator() for n in element.sources}, (
                 f"a tap on {element} at {element.tap} reaches {target.cls} {reached}\n{to_prompt_text(element_map)}")
+
+    def _check_diff(self, before, after) -> None:  # type: ignore[no-untyped-def]
+        # Keys and the status bar never get a line of their own; the keyboard coming or going is one line.
+        def quiet(element_map) -> set[str]:  # type: ignore[no-untyped-def]
+            return {e.id for e in element_map if e.window is WindowKind.KEYBOARD
+                    or (in_system_bar(e) and not e.interactive)}
+
+        by_sign = {"+ ": quiet(after), "- ": quiet(before), "~ ": quiet(after)}
+        lines = diff_maps(before, after).to_text().splitlines()
+        loud = [line for line in lines if line[2:].split(" ")[0] in by_sign.get(line[:2], ())]
+        assert not loud, "\n".join(lines)
+        assert sum(line.startswith("keyboard ") for line in lines) <= 1
 
     def _check_keyboard(self, element_map) -> None:  # type: ignore[no-untyped-def]
         keyboard = element_map.keyboard

@@ -41,7 +41,7 @@ def role_of(node: UINode) -> str:
     if node.editable:
         return "field"
     short = node.short_class
-    if short.endswith("CheckedTextView"):
+    if short.endswith("CheckedTextView") and node.checkable:
         return "radio" if _single_choice(node) else "checkbox"
     if node.checkable and node.parent is not None and node.parent.short_class.endswith("RadioGroup"):
         return "radio"
