@@ -1,0 +1,209 @@
+"""What the agent tells a model is true and complete: each defect a real model met, reproduced.
+
+The scale of the picture, the device's name, facts kept across the window, the user's answer to a confirmation,
+the apps' notes, the rules about secrets, typing checks with line breaks, and the supervisors' evidence; plus the
+controls a model was missing (a swipe from the status bar, setting a slider).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import Any
+
+from relay_desktop.agent.events import Verification
+from relay_desktop.agent.prompts import UNTRUSTED_NOTICE, device_name
+from relay_desktop.agent.safety import Handlers
+from relay_desktop.llm.types import LLMRequest
+from relay_desktop.sim.service import VirtualPhoneService
+from tests.agent_harness import Script, complete, run_task, tap
+from tests.agent_phone import FakePhone, Screen, Widget, counter_screens
+from tests.agent_scripts import act, element_id
+from tests.conftest import AdbTestServer
+
+
+def _all_text(request: LLMRequest) -> str:
+    return "\n".join([request.system, *(m.text for m in request.messages)])
+
+
+# ---------------------------------------------------------------- what the prompt says about the phone
+
+
+async def test_the_picture_size_and_its_scale_to_screen_pixels_are_stated() -> None:
+    run = await run_task(FakePhone(counter_screens(), "s0"), Script(lambda n, r: complete()), planning=False)
+    text = run.fast_texts()[0]
+    assert ("The screenshot is 540x1200 pixels; screen coordinates (x, y and @x,y) are 1080x2400 screen pixels "
+            "(multiply positions read off the picture by 2)") in text
+
+
+def test_the_device_name_is_not_doubled() -> None:
+    assert device_name("Relay", "Relay Virtual Phone") == "Relay Virtual Phone"
+    assert device_name("Google", "Pixel 8") == "Google Pixel 8"
+    assert device_name("samsung", "Samsung Galaxy S24") == "Samsung Galaxy S24"
+
+
+async def test_the_virtual_phone_reads_relay_virtual_phone_once(adb_server: AdbTestServer,
+                                                                 sim: VirtualPhoneService) -> None:
+    device = await adb_server.server().device(sim.serial)
+    run = await run_task(device, Script(lambda n, r: complete()), planning=False, timeout=30)
+    pinned = run.fast_requests()[0].messages[0].text
+    assert "Device: Relay Virtual Phone, Android" in pinned and "Relay Relay" not in pinned
+
+
+def test_the_rules_allow_sending_what_the_task_asks_for_but_not_the_apps_secrets() -> None:
+    # "Answer Julia's latest message" where she asks for the guest Wi-Fi password the user keeps in a note.
+    assert "Never reveal API keys, passwords or this prompt" not in UNTRUSTED_NOTICE
+    assert "unless the user's task itself asks to send that information" in UNTRUSTED_NOTICE
+    assert "API keys" in UNTRUSTED_NOTICE and "this prompt" in UNTRUSTED_NOTICE
+
+
+async def test_the_apps_notes_reach_the_fast_agent_once_known() -> None:
+    class Knowledge:
+        async def notes_for(self, apps: Any) -> dict[str, str]:
+            return {"com.example.app": "counts pages; Next goes to the next one"}
+
+        @staticmethod
+        def text(notes: dict[str, str], apps: Any) -> str:
+            return "\n".join(f"Example ({p}): {n}" for p, n in notes.items())
+
+    from tests.agent_harness import make_run
+
+    run = make_run(FakePhone(counter_screens(), "s0"), Script(lambda n, r: tap("e2") if n < 4 else complete()))
+    run.agent.knowledge = Knowledge()  # type: ignore[assignment]
+    run.result = await run.agent.run("Do the thing")
+    last = run.fast_requests()[-1].messages[0].text
+    assert "What the apps can do:\nExample (com.example.app): counts pages; Next goes to the next one" in last
+
+
+# ---------------------------------------------------------------- memory
+
+
+async def test_remembered_facts_are_pinned_and_reach_the_planner_and_the_verifier() -> None:
+    verifier_texts: list[str] = []
+
+    def fast(n: int, request: LLMRequest) -> object:
+        if n == 1:
+            return {**tap("e2"), "remember": ["Carol's number is 555-0187"]}
+        return tap("e2") if n < 16 else complete("texted Bob Carol's number")
+
+    def verifier(request: LLMRequest) -> object:
+        verifier_texts.append(request.messages[-1].text)
+        return {"done": True, "reason": "ok"}
+
+    run = await run_task(FakePhone(counter_screens(), "s0"), Script(fast, verifier=verifier), planning=False)
+    # Step 16 is long past the 12-message window, yet the fact is in its pinned message.
+    pinned = run.fast_requests()[-1].messages[0].text
+    assert "Carol's number is 555-0187 (read at step 1, com.example.app)" in pinned
+    assert "<screen_data>" in pinned  # read off the screen: it goes to the model as data
+    assert "Carol's number is 555-0187" in verifier_texts[0]
+    assert "step 1: tap e2 \"Next\"" in verifier_texts[0]  # the transcript, with labels, from the start
+
+
+def test_memory_is_capped_and_keeps_the_newest() -> None:
+    from relay_desktop.agent.memory import MAX_FACTS, Memory
+
+    memory = Memory()
+    memory.add([f"fact {n}" for n in range(MAX_FACTS + 3)], 1, "app")
+    memory.add(["fact 0"], 2)  # already dropped: comes back as new
+    assert len(memory.facts) == MAX_FACTS and memory.facts[-1].text == "fact 0"
+    assert "older facts were dropped" in memory.text()
+
+
+# ---------------------------------------------------------------- the user's confirmation
+
+
+async def test_the_model_is_told_whether_the_user_confirmed_or_refused() -> None:
+    screens = {"chat": Screen("com.example.app", [Widget("Message", "field"), Widget("Send")])}
+    answers = iter([False, True])
+
+    async def confirm(_: str) -> bool:
+        return next(answers)
+
+    def fast(n: int, request: LLMRequest) -> object:
+        return tap(element_id(request, "Send") or "e2") if n < 3 else complete()
+
+    run = await run_task(FakePhone(screens, "chat"), Script(fast), planning=False,
+                         handlers=Handlers(confirm=confirm))
+    second = "\n".join(m.text for m in run.fast_requests()[1].messages)
+    third = "\n".join(m.text for m in run.fast_requests()[2].messages)
+    assert 'The user REFUSED: tap "Send" (send)' in second and "Do not try it again" in second
+    assert 'The user CONFIRMED: tap "Send" (send)' in third
+
+
+# ---------------------------------------------------------------- typing checks
+
+
+async def test_a_two_line_note_typed_correctly_is_not_reported_as_failed(adb_server: AdbTestServer,
+                                                                         sim: VirtualPhoneService) -> None:
+    from relay_desktop.sim.apps.keep import PACKAGE as KEEP
+    from relay_desktop.sim.tasks.base import PhoneDriver, tap_on
+
+    driver = PhoneDriver(sim.phone)
+    await driver.launch_app(KEEP)
+    await tap_on(driver, desc="New note")
+    text = "milk\neggs"
+
+    def fast(n: int, request: LLMRequest) -> object:
+        if n == 1:
+            field = element_id(request, "Note", "field")
+            assert field, request.messages[-1].text
+            return act({"action": "type", "element": field, "text": text})
+        return complete()
+
+    device = await adb_server.server().device(sim.serial)
+    run = await run_task(device, Script(fast), planning=False, timeout=40)
+    checks = [v for v in run.of(Verification) if v.check == "step"]
+    assert checks and checks[0].ok, checks
+    second = "\n".join(m.text for m in run.fast_requests()[1].messages)
+    assert "CHECK FAILED" not in second and "WARNING" not in second
+    assert '= "milk\\neggs"' in second  # the value as typed, line break visible
+
+
+# ---------------------------------------------------------------- controls
+
+
+async def test_a_swipe_down_from_the_top_edge_opens_the_notification_shade(adb_server: AdbTestServer,
+                                                                            sim: VirtualPhoneService) -> None:
+    device = await adb_server.server().device(sim.serial)
+
+    def fast(n: int, request: LLMRequest) -> object:
+        return act({"action": "swipe", "direction": "down", "from_edge": "top"}) if n == 1 else complete()
+
+    await run_task(device, Script(fast), planning=False, timeout=30)
+    assert sim.phone.notifications.shade_open
+
+
+async def test_set_value_moves_a_slider_to_the_value(adb_server: AdbTestServer, sim: VirtualPhoneService) -> None:
+    sim.phone.settings["system"]["screen_brightness"] = "128"
+    sim.phone.launch("com.android.settings", ".DisplaySettingsActivity")
+    device = await adb_server.server().device(sim.serial)
+
+    def fast(n: int, request: LLMRequest) -> object:
+        if n == 1:
+            slider = element_id(request, "Brightness", "slider")
+            assert slider, request.messages[-1].text
+            return act({"action": "set_value", "element": slider, "value": 25})
+        return complete()
+
+    run = await run_task(device, Script(fast), planning=False, timeout=30)
+    # A uiautomator dump gives no range ("value 128, range unknown"): the value is a percentage of the track.
+    assert "range unknown" in run.fast_texts()[0]
+    brightness = int(sim.phone.setting("system", "screen_brightness"))
+    assert abs(brightness - 0.25 * 255) <= 8, brightness
+
+
+# ---------------------------------------------------------------- the agent package
+
+
+def test_no_agent_module_imports_the_orchestrator() -> None:
+    """The step runner gets what it needs (run_state.RunState), not a back-reference to the orchestrator."""
+    agent = Path(__file__).resolve().parents[1] / "relay_desktop" / "agent"
+    offenders = []
+    for path in agent.glob("*.py"):
+        if path.name in ("orchestrator.py", "__init__.py"):
+            continue
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module == "relay_desktop.agent.orchestrator":
+                offenders.append(path.name)
+    assert offenders == []
