@@ -420,7 +420,7 @@ _COMMS_TASKS: list[Task] = [
          f"Make Julia Rossi one of my favourites, text her 'See you Friday!', and add a note titled "
          f"'{DINNER_TITLE}' that says '{DINNER_BODY}'",
          _fresh(CONTACTS, MESSAGES, KEEP), _julia_three_goals, _do_julia_three_goals,
-         apps=(CONTACTS, MESSAGES, KEEP), tags=(HARD, "multi_goal", "paraphrase"), max_steps=35),
+         apps=(CONTACTS, MESSAGES, KEEP), tags=(HARD, "multi_goal", "paraphrase"), max_steps=30),
     Task("hard_kenji_birthday_japanese", f"Text Kenji '{BIRTHDAY_TEXT}'",
          _fresh(CONTACTS, MESSAGES), _kenji_wished, _wish_kenji, apps=(MESSAGES,),
          tags=(HARD, "non_ascii"), max_steps=25),

@@ -271,12 +271,12 @@ TASKS: list[Task] = [
          "Create a note titled 'Emergency contacts' with the names and phone numbers of Hannah Schmidt, "
          "Ivan Horvat and Kenji Watanabe",
          _fresh(CONTACTS, KEEP), _emergency_noted, _note_emergency_numbers, apps=(CONTACTS, KEEP),
-         tags=(HARD, "cross_app", "collect"), max_steps=35),
+         tags=(HARD, "cross_app", "collect"), max_steps=30),
     Task("hard_barbecue_note_from_texts",
          "A few friends texted me about Saturday's barbecue. Make a note titled 'Barbecue' with who is bringing "
          "what",
          _barbecue_texts_arrive, _barbecue_noted, _note_barbecue, apps=(MESSAGES, KEEP),
-         tags=(HARD, "cross_app", "collect"), max_steps=35),
+         tags=(HARD, "cross_app", "collect"), max_steps=30),
     Task("hard_german_shopping_note", f"Create a note titled '{GERMAN_TITLE}' with the text '{GERMAN_BODY}'",
          _fresh(KEEP), _german_note, _write_german_note, apps=(KEEP,), tags=(HARD, "non_ascii"), max_steps=25),
     Task("hard_gift_ideas_infeasible", "Take the scarf off my 'Gift ideas' note",
@@ -285,6 +285,6 @@ TASKS: list[Task] = [
     Task("hard_delete_lisbon_notes",
          f"I'm back from Lisbon. Delete all my notes labelled '{LISBON}' and keep everything else",
          _with_notebook, _lisbon_cleared, _delete_lisbon_notes, apps=(KEEP,), tags=(HARD, "many_items"),
-         max_steps=40),
+         max_steps=30),
 ]
 DOING_IT_ANYWAY: dict[str, NearMiss] = {"hard_gift_ideas_infeasible": _start_a_gift_list}
