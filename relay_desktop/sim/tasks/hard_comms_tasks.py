@@ -417,7 +417,7 @@ _COMMS_TASKS: list[Task] = [
          _fresh(CONTACTS, MESSAGES), _lena_added_and_welcomed, _add_and_welcome_lena, apps=(CONTACTS, MESSAGES),
          tags=(HARD, "multi_goal"), max_steps=25),
     Task("hard_julia_three_goals",
-         f"Make Julia Rossi one of my favourites, text her 'See you Friday!', and add a note titled "
+         f"Star Julia Rossi in my contacts, text her 'See you Friday!', and add a note titled "
          f"'{DINNER_TITLE}' that says '{DINNER_BODY}'",
          _fresh(CONTACTS, MESSAGES, KEEP), _julia_three_goals, _do_julia_three_goals,
          apps=(CONTACTS, MESSAGES, KEEP), tags=(HARD, "multi_goal", "paraphrase"), max_steps=30),
