@@ -7,6 +7,7 @@ control is the most dangerous thing the agent can do, so these run on the virtua
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from relay_desktop.agent.events import ActionResult, ActionStarted
@@ -118,3 +119,30 @@ async def test_a_step_whose_target_the_keyboard_now_covers_is_not_run_and_the_mo
     assert not taps, [(t.description, t.point) for t in taps]     # and nothing was tapped in its old place
     follow_up = script.texts[1]
     assert "NOT RUN" in follow_up and '"Save"' in follow_up and "keyboard" in follow_up, follow_up
+
+
+async def test_a_badge_on_the_next_target_does_not_stop_the_plan() -> None:
+    """"Add to cart" puts a badge on "Cart" ("Cart · 1"): still the same control, so the plan goes on."""
+    from tests.agent_harness import Script, complete
+    from tests.agent_phone import FakePhone, Screen, Widget
+
+    def add(phone: FakePhone) -> None:
+        phone.screen.widgets[1].label = "Cart · 1"
+        phone.screens["shop"].taps["Cart · 1"] = "cart"
+
+    screens = {"shop": Screen("com.relay.shop", [Widget("Add to cart"), Widget("Cart")], taps={"Add to cart": add}),
+               "cart": Screen("com.relay.shop", [Widget("Your cart", "text"), Widget("Checkout")])}
+
+    def fast(n: int, request: LLMRequest) -> object:
+        if n == 1:
+            cart = re.search(r'^(e\d+) button "Cart"$', request.messages[-1].text, re.M)
+            assert cart
+            return act({"action": "tap", "element": element_id(request, "Add to cart")},
+                       {"action": "tap", "element": cart.group(1)})
+        return complete()
+
+    phone = FakePhone(screens, "shop")
+    run = await run_task(phone, Script(fast), planning=False)
+    assert phone.current == "cart", phone.commands
+    # The model said e2; on the fresh screen the same control is e3 (its label grew a badge): re-aimed.
+    assert [e.description for e in run.of(ActionStarted)] == ['tap e1 "Add to cart"', 'tap e3 "Cart · 1"']

@@ -21,7 +21,8 @@ from relay_desktop.device.errors import (
     CommandInterruptedError,
     UnsupportedTextError,
 )
-from relay_desktop.perception import Bounds, Element, focused_field
+from relay_desktop.perception import Bounds, focused_field
+from relay_desktop.perception.screen import slider_range
 
 __all__ = ["Executor"]
 
@@ -186,10 +187,3 @@ class Executor:
         await self._send(lambda: self.phone.tap(x, y))
         return f"set to {value:g} (tapped the track at ({x},{y}))"
 
-
-def slider_range(element: Element) -> tuple[float, float, float] | None:
-    """(min, max, current) when the screen tells it (perception knows how), else None."""
-    from relay_desktop.perception import screen as screen_questions
-
-    find = getattr(screen_questions, "slider_range", None)
-    return find(element) if find is not None else None

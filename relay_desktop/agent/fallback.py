@@ -207,7 +207,7 @@ class FallbackPlanner:
     def _dialog_rule(self, obs: Observation, dialog: Dialog) -> Decision:
         intent = self.intent
         buttons = [b for b in dialog.buttons if eligible(b)]
-        said = set(tokens(f"{dialog.title} {dialog.message}")) | {w for b in buttons for w in element_words(b)}
+        said = set(tokens(f"{dialog.title or ''} {dialog.message}")) | {w for b in buttons for w in element_words(b)}
         wants_closed = any(word in self.task.casefold() for word in ("pop-up", "popup", "dialog", "promo"))
         if said & (intent.words | intent.entities) and not (wants_closed and "dismissed" not in self._done):
             pick = self._best(obs, [b for b in buttons if not sensitive(b, intent)])

@@ -47,6 +47,18 @@ def _same_element(old: Element, new: Element) -> bool:
     return old.label in new.label or new.label in old.label
 
 
+def _find_again(old: Element, after: ElementMap) -> Element | None:
+    """The element on a fresh map that is ``old`` under another id: the one same control, else the one of
+    several that still sits where ``old`` was."""
+    same = [e for e in after.elements if _same_element(old, e)]
+    exact = [e for e in same if e.label == old.label]
+    for group in (exact, same):
+        if len(group) == 1:
+            return group[0]
+    overlapping = [e for e in same if e.bounds.intersect(old.bounds).area >= 0.5 * max(1, old.bounds.area)]
+    return overlapping[0] if len(overlapping) == 1 else None
+
+
 def retarget(step: Step, before: ElementMap, after: ElementMap) -> tuple[Step, str | None]:
     """The step re-aimed at its element on the fresh map: (step, None), or (step, why it cannot run)."""
     if not step.element:
@@ -57,10 +69,9 @@ def retarget(step: Step, before: ElementMap, after: ElementMap) -> tuple[Step, s
     new = after.get(step.element)
     if new is not None and _same_element(old, new):
         return step, None
-    candidates = [e for e in after.elements if _same_element(old, e) and e.label == old.label]
-    if len(candidates) == 1:
-        params = {**step.params, "element": candidates[0].id}
-        return Step(step.action, params), None
+    found = _find_again(old, after)
+    if found is not None:
+        return Step(step.action, {**step.params, "element": found.id}), None
     keyboard = after.keyboard
     if keyboard is not None and old.bounds.intersect(keyboard).area >= _KEYBOARD_COVER_SHARE * max(1, old.bounds.area):
         return step, (f"the keyboard now covers {describe_target(old)}; press back to hide the keyboard, then "
