@@ -14,7 +14,9 @@ Cap (200 by default): when a screen has more, elements are kept by priority, the
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from relay_desktop.perception.geometry import Bounds
 from relay_desktop.perception.ids import Identity, assign_ids
@@ -22,6 +24,9 @@ from relay_desktop.perception.labels import clean, field_value, humanize_id, joi
 from relay_desktop.perception.parse import parse_hierarchy
 from relay_desktop.perception.tree import UINode, UITree, WindowKind
 from relay_desktop.perception.visibility import Visibility, compute_visibility, tap_point
+
+if TYPE_CHECKING:
+    from relay_desktop.perception.ocr import OcrText
 
 __all__ = ["MAX_ELEMENTS", "Element", "ElementMap", "build_element_map"]
 
@@ -235,15 +240,22 @@ def _merged_flags(node: UINode, merged: list[UINode]) -> UINode:
 
 
 def build_element_map(source: UITree | str | bytes, previous: ElementMap | None = None, *,
-                      max_elements: int = MAX_ELEMENTS, keyboard: Bounds | None = None) -> ElementMap:
+                      max_elements: int = MAX_ELEMENTS, keyboard: Bounds | None = None,
+                      ocr: Sequence[OcrText] = ()) -> ElementMap:
     """The element map of a dump (text, bytes or a parsed tree).
 
     ``previous``: the last step's map, so unchanged elements keep their IDs. ``keyboard``: the keyboard's
-    area when the dump has no keyboard window but the device says one is shown.
+    area when the dump has no keyboard window but the device says one is shown. ``ocr``: lines read from the
+    screenshot (in screen pixels); those the dump does not show become text elements (perception/ocr.py).
     """
     tree = source if isinstance(source, UITree) else parse_hierarchy(source)
     vis = compute_visibility(tree, keyboard)
     elements = [e for e in (_finish(d, tree, vis) for d in _collect(tree, vis)) if e is not None]
+    if ocr:
+        from relay_desktop.perception.ocr import ocr_elements  # here: ocr.py imports this module
+
+        # Appended after the dump's elements, so the stable sort below puts each right after the node it is in.
+        elements += ocr_elements(ocr, tree, keyboard)
     layer = {w.index: (w.kind.layer, w.index) for w in tree.windows}
     elements.sort(key=lambda e: (layer[e.node.window], e.node.order))
     truncated = 0
