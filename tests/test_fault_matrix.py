@@ -445,9 +445,10 @@ async def test_rotation_mid_run_keeps_taps_on_target(adb_server: AdbTestServer, 
     taps = [e for e in watched.of(ActionStarted) if e.action.action == "tap"]
     portrait, landscape = points
     assert portrait != landscape and taps[0].point == landscape   # the landscape position, not the stale one
-    later = [r.messages[-1].text for role, r in models.requests
-             if role == "fast" and r.contract is not None and r.contract.name == "act"][2:]
-    assert later and all("screen 2400x1080" in text for text in later)
+    later = [r for role, r in models.requests if role == "fast" and r.contract is not None
+             and r.contract.name == "act"][2:]
+    assert later and all("are 2400x1080 screen pixels" in r.messages[-1].text and
+                         "screen 2400x1080" in r.messages[0].text for r in later)
     assert (await device.shell("wm size")).stdout.strip() == "Physical size: 1080x2400"
     assert (await device.screenshot()).size == (2400, 1080)
 

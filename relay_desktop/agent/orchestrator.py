@@ -254,11 +254,12 @@ class Orchestrator:
 
     async def _refresh_pinned(self, observation: Observation) -> None:
         """The pinned message's phone section: device and apps once, what the apps can do once it is known."""
-        knowledge = self.coordinator.knowledge_text
-        if self.conversation.context and knowledge == getattr(self, "_pinned_knowledge", None):
+        # Rebuilt when the notes arrive or the screen turns (the device line gives the screen's size).
+        key = (self.coordinator.knowledge_text, observation.context.screen_width, observation.context.screen_height)
+        if self.conversation.context and key == getattr(self, "_pinned_key", None):
             return
-        self._pinned_knowledge = knowledge
-        self.conversation.context = pinned_context(observation, await self.context.installed_apps(), knowledge)
+        self._pinned_key = key
+        self.conversation.context = pinned_context(observation, await self.context.installed_apps(), key[0])
 
     async def _settle(self) -> None:
         """Let the screen finish reacting before the next capture: watch the mirror when there is one."""
