@@ -375,7 +375,7 @@ async def test_an_unknown_element_id_fails_the_step_listing_the_ids_on_screen_an
     assert all(re.search(rf"^{i} ", screen, re.M) for i in ids)  # the ids the model was shown
     assert not [a for a in run.of(ActionResult) if a.action.params.get("element") == "e999"]  # never tapped
     told = act_requests(fake_llm)[1]
-    assert any("WARNING: step 'tap e999' failed" in t for t in told.texts())
+    assert any("1. tap e999 → FAILED: element e999 is not on the current screen" in t for t in told.texts())
 
 
 # ---------------------------------------------------------------------------------------------- 6. never complete

@@ -44,7 +44,7 @@ from relay_desktop.agent.memory import Memory
 from relay_desktop.agent.observation import Observation
 from relay_desktop.agent.plan_runner import PlanRunner
 from relay_desktop.agent.planning import PlanningAgent
-from relay_desktop.agent.ports import Models, Phone
+from relay_desktop.agent.ports import Models, Phone, screenshot_at
 from relay_desktop.agent.prompts import as_data, fast_system_prompt, fast_user_prompt, pinned_context
 from relay_desktop.agent.review import Reviewer
 from relay_desktop.agent.run_state import RunState
@@ -279,9 +279,10 @@ class Orchestrator:
         """Screenshot, UI dump and the app in front, all at once: the wall time is the slowest of them. The
         screenshot's JPEG is prepared as soon as it arrives, while the (slower) dump is still running."""
         started = time.perf_counter()
+        moment = time.monotonic()   # the picture must show the screen as it is from now on, like the dump
 
         async def screenshot() -> tuple[PreparedScreenshot, bytes]:
-            image = await self.phone.screenshot()
+            image = await screenshot_at(self.phone, moment)
             prepared, pixels = await asyncio.gather(
                 prepare_screenshot_async(image, max_bytes=self.settings.screenshot_max_bytes,
                                          max_side=integer_side(*image.size)),

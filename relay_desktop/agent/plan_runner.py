@@ -19,6 +19,7 @@ from relay_desktop.agent.actions import ResolvedStep, SemanticActionPlan, Step, 
 from relay_desktop.agent.control import RunFinishedSignal
 from relay_desktop.agent.events import ActionResult, ActionStarted, HumanInput
 from relay_desktop.agent.observation import Observation
+from relay_desktop.agent.ports import screenshot_at
 from relay_desktop.agent.run_state import RunState
 from relay_desktop.agent.safety import sensitive_reason, typing_secret
 from relay_desktop.agent.step_results import StepOutcome, describe_target, step_with_target
@@ -138,12 +139,12 @@ class PlanRunner:
     async def reread(self, observation: Observation) -> Observation:
         """The screen read again (ids carried over) with a thumbnail of the picture; the rest of the context
         stays, except the app in front, which the dump tells."""
-        phone = self.run.phone
+        phone, moment = self.run.phone, time.monotonic()
 
         async def picture() -> bytes | None:
             if not self.run.settings.screenshots:
                 return None
-            return await asyncio.to_thread(pixel_signature, await phone.screenshot())
+            return await asyncio.to_thread(pixel_signature, await screenshot_at(phone, moment))
 
         xml, pixels = await asyncio.gather(phone.dump_hierarchy(), picture())
         element_map = await asyncio.to_thread(build_element_map, xml, observation.element_map)

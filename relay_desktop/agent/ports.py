@@ -7,7 +7,7 @@ the agent changing.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -39,3 +39,11 @@ class Models(Protocol):
     """Anything that answers a request for a role (fast, planning, verifier)."""
 
     async def generate(self, role: Role, request: LLMRequest, *, meter: CostMeter | None = None) -> LLMResponse: ...
+
+
+async def screenshot_at(phone: Phone, moment: float) -> Any:
+    """A screenshot showing the screen at ``moment`` or later. A mirror's newest frame can be older than that
+    (frames are seconds late on a busy machine) while the UI dump is current: a picture that contradicts the
+    element list misleads a model into redoing what already worked."""
+    since = getattr(phone, "screenshot_since", None)
+    return await since(moment) if since is not None else await phone.screenshot()

@@ -32,7 +32,9 @@ class VideoDecoder:
         if self._waiting_for_key and not packet.key_frame:
             return []
         try:
-            frames = self._ctx.decode(av.Packet(packet.data))
+            raw = av.Packet(packet.data)
+            raw.pts = packet.pts_us   # the device's capture time, carried to the frame (LatestFrame dates it)
+            frames = self._ctx.decode(raw)
         except av.error.InvalidDataError as exc:
             # Reference frames are now wrong: skip until the next key frame instead of showing garbage.
             self._waiting_for_key = True

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -79,20 +80,38 @@ class MirroredPhone:
                 pass
         return await self.device.screenshot()
 
+    async def screenshot_since(self, moment: float, timeout: float = 2.0) -> Image.Image:
+        """A picture of the screen as it was at ``moment`` (monotonic clock) or later: the first mirror frame
+        captured since then; over adb when the mirror is too far behind (a screencap is always current)."""
+        self._notice_mirror_lost()
+        if self.mirroring:
+            assert self.mirror is not None
+            image = await self.mirror.latest.screenshot_since(moment, timeout)
+            if image is not None:
+                return image
+            log.warning("the mirror is more than %.1f s behind the phone: this screenshot comes over adb", timeout)
+        return await self.device.screenshot()
+
     async def wait_settled(self, still_s: float = 0.25, timeout: float = 2.0) -> bool:
         """True when the screen has been still for ``still_s`` (False: gave up after ``timeout``)."""
         self._notice_mirror_lost()
         if not self.mirroring:
             return False
         assert self.mirror is not None
-        # First a frame made after the action (the stream repeats every 100 ms even on a still screen), so a
-        # screen that has not started to change yet is not taken for a settled one.
-        _, serial = self.mirror.latest.take()
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + min(timeout, 0.5)
-        while self.mirror.latest.take()[1] == serial and loop.time() < deadline:
-            await asyncio.sleep(0.01)
-        return await self.mirror.settle.wait_settled(still_s, timeout)
+        # First a frame captured after the action (the stream repeats every 100 ms even on a still screen), so
+        # a screen that has not started to change yet, or frames still on their way, are not taken for a
+        # settled screen.
+        started = time.monotonic()
+        latest = self.mirror.latest
+        if latest.captured_since(started) is None:   # no capture times: at least a frame that arrived since
+            _, serial = latest.take()
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + min(timeout, 0.5)
+            while latest.take()[1] == serial and loop.time() < deadline:
+                await asyncio.sleep(0.01)
+        elif not await latest.wait_captured_since(started, timeout):
+            return False
+        return await self.mirror.settle.wait_settled(still_s, max(0.0, timeout - (time.monotonic() - started)))
 
     async def type_text(self, text: str) -> None:
         if text.isascii() or not self.mirroring:

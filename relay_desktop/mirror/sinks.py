@@ -35,20 +35,63 @@ class PacketSink(Protocol):
 class LatestFrame:
     """A single slot holding the newest frame: the agent's screenshot with no device round trip, and the
     screen's source. ``on_new`` (if set) is called on the mirror thread — the window turns it into a queued
-    signal; nothing heavier belongs there."""
+    signal; nothing heavier belongs there.
 
-    def __init__(self, on_new: Callable[[], None] | None = None) -> None:
+    Frames arrive late — encoding, transfer and decoding take time, and much more on a busy machine — so the
+    newest frame may show the screen as it was before the last tap, while a UI dump taken now shows it after.
+    Each frame carries the device's capture time (the stream's PTS); the slot keeps the smallest seen gap
+    between arrival and PTS as the clock offset, which dates every frame on this computer's clock (late by at
+    most the pipeline's shortest latency). :meth:`screenshot_since` waits for a frame captured after a moment.
+    """
+
+    def __init__(self, on_new: Callable[[], None] | None = None, clock: Callable[[], float] = time.monotonic) -> None:
         self._lock = threading.Lock()
         self._frame: av.VideoFrame | None = None
         self._serial = 0
+        self._clock = clock
+        self._offset: float | None = None        # arrival (host clock) minus PTS, smallest seen
+        self._captured: float | None = None      # the newest frame's capture time on the host clock
         self.on_new = on_new
 
     def on_frame(self, frame: av.VideoFrame) -> None:
+        arrived = self._clock()
         with self._lock:
             self._frame = frame
             self._serial += 1
+            pts = frame.pts
+            if pts is None:
+                self._captured = None
+            else:
+                gap = arrived - pts / 1_000_000
+                self._offset = gap if self._offset is None else min(self._offset, gap)
+                self._captured = pts / 1_000_000 + self._offset
         if self.on_new is not None:
             self.on_new()
+
+    def captured_since(self, moment: float) -> bool | None:
+        """Whether the newest frame was captured at or after ``moment`` (host monotonic clock); None when the
+        stream carries no capture times."""
+        with self._lock:
+            if self._frame is None:
+                return False
+            return None if self._captured is None else self._captured >= moment
+
+    async def wait_captured_since(self, moment: float, timeout: float = 2.0, poll_s: float = 0.01) -> bool:
+        """Wait until the newest frame was captured at or after ``moment`` (at once when the stream carries no
+        capture times); False when none came within ``timeout``."""
+        deadline = self._clock() + timeout
+        while True:
+            fresh = self.captured_since(moment)
+            if fresh is None or fresh:
+                return True
+            if self._clock() >= deadline:
+                return False
+            await asyncio.sleep(poll_s)
+
+    async def screenshot_since(self, moment: float, timeout: float = 2.0) -> Image.Image | None:
+        """The first frame captured at or after ``moment``, as a picture; None when none came within ``timeout``
+        (the caller then takes a screenshot another way)."""
+        return await self.screenshot() if await self.wait_captured_since(moment, timeout) else None
 
     def take(self) -> tuple[av.VideoFrame | None, int]:
         """The newest frame and its number (numbers only grow; the same number means nothing new)."""

@@ -197,8 +197,9 @@ class ScrcpyServer:
                     self._encoder = encoder
                     self.frame_size = (encoder.width, encoder.height)
                 changed.clear()
-                image = await self.phone.screenshot()
+                # Stamped when the screen is read, like a display capture: the time the picture shows.
                 pts = int((time.monotonic() - started) * 1_000_000)
+                image = await self.phone.screenshot()
                 # Scaling and encoding off the loop: the virtual phone often shares it with the window.
                 packets = await asyncio.to_thread(_scale_and_encode, encoder, image, size, pts)
                 for packet in packets:
