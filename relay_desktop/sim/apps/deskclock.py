@@ -1,9 +1,11 @@
-"""Clock (Google Clock): alarms with a keyboard-mode time picker and labels, the local time, timer and stopwatch.
+"""Clock (Google Clock): alarms with a keyboard-mode time picker and labels, the local time and world clock,
+timer and stopwatch.
 
-Alarms live in :attr:`Clock.alarms` (task checkers read them), kept sorted by time, and started timers in
-:attr:`Clock.timers`. The Alarm tab is fully interactive; Clock shows the phone's own time; the Timer tab
-sets and starts timers (see deskclock_timer.py); Stopwatch is display-only, since no task needs time to pass
-on the virtual phone.
+Alarms live in :attr:`Clock.alarms` (task checkers read them), kept sorted by time, started timers in
+:attr:`Clock.timers` and world-clock cities in :attr:`Clock.cities`. The Alarm tab is fully interactive; Clock
+shows the phone's own time and the chosen cities (picked as in deskclock_cities.py); the Timer tab sets and
+starts timers (see deskclock_timer.py); Stopwatch is display-only, since no task needs time to pass on the
+virtual phone.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from relay_desktop.sim.app import Activity, App
 from relay_desktop.sim.apps.contacts import dialog
+from relay_desktop.sim.apps.deskclock_cities import CITY_PICKER, open_picker, picker, world_clock_rows
 from relay_desktop.sim.apps.deskclock_timer import Timer, timer_tab
 from relay_desktop.sim.ui import ERROR, ON_SURFACE_VARIANT, SURFACE_CONTAINER
 from relay_desktop.sim.views import Color, View
@@ -88,7 +91,7 @@ class Clock(App):
     main_activity = MAIN
     version_name = "7.8 (629155574)"
     version_code = 629155574
-    screens = {MAIN: "main"}
+    screens = {MAIN: "main", CITY_PICKER: "city_picker"}
     dialogs = {"time": "time_dialog", "label": "label_dialog"}
 
     def reset(self) -> None:
@@ -96,6 +99,7 @@ class Clock(App):
         self.next_id = len(self.alarms) + 1
         self.timers: list[Timer] = []
         self.next_timer_id = 1
+        self.cities: list[str] = []          # world clock, in the order added
 
     # ------------------------------------------------------------ data
 
@@ -105,8 +109,9 @@ class Clock(App):
     def at(self, hour: int, minute: int) -> list[Alarm]:
         return [a for a in self.alarms if (a.hour, a.minute) == (hour, minute)]
 
-    def add(self, hour: int, minute: int, *, label: str = "", enabled: bool = True) -> Alarm:
-        alarm = Alarm(self.next_id, hour, minute, enabled, label)
+    def add(self, hour: int, minute: int, *, label: str = "", enabled: bool = True,
+            days: tuple[str, ...] = ()) -> Alarm:
+        alarm = Alarm(self.next_id, hour, minute, enabled, label, tuple(d for d in ALL_DAYS if d in days))
         self.next_id += 1
         self.alarms.append(alarm)
         self._sort()
@@ -135,6 +140,9 @@ class Clock(App):
             fab.style.radius, fab.style.bg, fab.style.fg = ui.dp(28), FAB_BG, ON_TIME
         elif tab == "Clock":
             body = self._clock_tab()
+            fab = ui.fab("globe", "Cities", lambda: open_picker(self))
+            fab.anchor, fab.width, fab.height = "bottom", ui.dp(96), ui.dp(96)
+            fab.style.radius, fab.style.bg, fab.style.fg = ui.dp(28), FAB_BG, ON_TIME
         elif tab == "Timer":
             body = timer_tab(self, activity)
         else:
@@ -194,12 +202,22 @@ class Clock(App):
         self.delete(alarm.id)
         self.toast("Alarm deleted")
 
+    def city_picker(self, activity: Activity) -> View:
+        return picker(self, activity)
+
+    def on_back(self, activity: Activity) -> bool:
+        if activity.name == CITY_PICKER and activity.state.get("searching"):
+            activity.state.update(searching=False, query="")  # BACK collapses the search box first
+            self.phone.invalidate()
+            return True
+        return False
+
     def _clock_tab(self) -> View:
         ui = self.ui
         now = self.phone.now()
         zone = self.phone.config.timezone
         city = zone.rsplit("/", 1)[-1].replace("_", " ")
-        return ui.column([
+        local = ui.column([
             ui.spacer(48),
             ui.text(now.strftime("%H:%M"), size=88, weight=300, align="center", id="digital_clock"),
             ui.text(f"{now:%a, %b} {now.day}".upper(), size=16, weight=500, color=ON_SURFACE_VARIANT,
@@ -209,6 +227,9 @@ class Clock(App):
                     id="time_zone"),
             ui.text(zone, size=14, color=OFF_TIME, align="center", id="time_zone_id"),
         ], gap=4, id="main_clock_frame")
+        # Bottom padding keeps the last city clear of the large FAB.
+        return ui.scroll([local, *world_clock_rows(self)], key="world_clock_list", gap=12,
+                         padding=ui.pad(16, 0, 16, 128))
 
     def _static_tab(self, id: str, display: str, caption: str, container: str) -> View:
         ui = self.ui

@@ -1,17 +1,21 @@
-"""Shop: a third-party store app with a launch promo, a long product list, a cart and checkout.
+"""Shop: a third-party store app with a launch promo, a long product list, search, a cart and checkout.
 
 What makes it a useful test bed is what real store apps do to an agent: a modal promo pop-up on every
-fresh launch that swallows taps and BACK until a button is pressed, and a catalogue far longer than the
-screen (products below the fold are not in the dump until scrolled to). State lives on the app
-(:attr:`Shop.cart`, :attr:`Shop.orders`) so task checkers read it, not the screen.
+fresh launch that swallows taps and BACK until a button is pressed, a catalogue far longer than the
+screen (products below the fold are not in the dump until scrolled to), deals shown as a "was" price and
+a percentage badge (so "the biggest saving" takes arithmetic), and a cart with quantity steppers. State
+lives on the app (:attr:`Shop.cart`, :attr:`Shop.orders`) so task checkers read it, not the screen.
 """
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from relay_desktop.sim.app import Activity, App
+from relay_desktop.sim.apps.contacts import keyboard_inset
 from relay_desktop.sim.ui import ERROR, ON_SURFACE_VARIANT, OUTLINE_VARIANT, SURFACE
 from relay_desktop.sim.views import Color, Style, View
 
@@ -20,7 +24,9 @@ MAIN = ".MainActivity"
 CART = ".CartActivity"
 CONFIRMATION = ".OrderConfirmationActivity"
 PROMO = ".PromoCodeActivity"
-PROMO_CODES = {"WELCOME10": 10}      # code -> percent off; WELCOME10 is the one the launch promo shows
+SEARCH = ".SearchActivity"
+PROMO_CODES = {"WELCOME10": 10}
+MAX_QUANTITY = 10      # code -> percent off; WELCOME10 is the one the launch promo shows
 
 CORAL: Color = (244, 81, 30)          # brand colour: buttons, badge, launcher icon
 CORAL_CONTAINER: Color = (255, 224, 212)
@@ -46,6 +52,9 @@ CATALOGUE: tuple[tuple[str, int, float, str], ...] = (
     ("Sunglasses", 2199, 4.1, "visibility"), ("Plant Pot Set", 2599, 4.4, "image"),
     ("Alarm Clock", 1899, 4.0, "alarm"),
 )
+# Deals: product id -> list ("was") price in cents. The biggest percentage off (the candle) is not the
+# biggest saving in dollars (the keyboard), as on any real deals page.
+LIST_PRICES: dict[int, int] = {4: 15999, 10: 5999, 11: 11999, 13: 24999, 15: 2999, 19: 13999, 22: 4999}
 # Pastel photo placeholders, cycled through the catalogue.
 SWATCHES: tuple[Color, ...] = ((255, 224, 212), (214, 232, 255), (220, 242, 222), (255, 240, 200),
                                (236, 224, 250), (208, 240, 240))
@@ -58,6 +67,15 @@ class Product:
     price_cents: int
     rating: float
     glyph: str = "image"
+    list_price_cents: int = 0      # the "was" price of a product on sale; 0 when it is not
+
+    @property
+    def on_sale(self) -> bool:
+        return self.list_price_cents > self.price_cents
+
+    @property
+    def percent_off(self) -> int:
+        return round(100 * (self.list_price_cents - self.price_cents) / self.list_price_cents) if self.on_sale else 0
 
 
 @dataclass(frozen=True)
@@ -81,6 +99,19 @@ def items_label(count: int) -> str:
     return f"{count} item" if count == 1 else f"{count} items"
 
 
+def _words(text: str) -> list[str]:
+    """Lower-case words without accents: how the search box compares queries and product names."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return re.findall(r"\w+", "".join(c for c in decomposed if not unicodedata.combining(c)))
+
+
+def matches(product: Product, query: str) -> bool:
+    """Whether every word of ``query`` starts a word of the product's name ("clocks" finds "Wall Clock")."""
+    names = _words(product.name)
+    wanted = [w[:-1] if w.endswith("s") and len(w) > 3 else w for w in _words(query)]
+    return bool(wanted) and all(any(n.startswith(w) for n in names) for w in wanted)
+
+
 class Shop(App):
     package = PACKAGE
     label = "Shop"
@@ -90,11 +121,13 @@ class Shop(App):
     system = False
     version_name = "5.12.0"
     version_code = 51200
-    screens = {MAIN: "catalogue", CART: "cart_screen", CONFIRMATION: "confirmation", PROMO: "promo_screen"}
+    screens = {MAIN: "catalogue", CART: "cart_screen", CONFIRMATION: "confirmation", PROMO: "promo_screen",
+               SEARCH: "search_screen"}
     dialogs = {"promo": "promo_dialog"}
 
     def reset(self) -> None:
-        self.products: list[Product] = [Product(i + 1, *row) for i, row in enumerate(CATALOGUE)]
+        self.products: list[Product] = [Product(i + 1, *row, LIST_PRICES.get(i + 1, 0))
+                                        for i, row in enumerate(CATALOGUE)]
         self.cart: dict[int, int] = {}
         self.orders: list[Order] = []
         self.promo = ""                # the code applied to the cart
@@ -123,6 +156,15 @@ class Shop(App):
     def remove(self, product_id: int) -> None:
         self.cart.pop(product_id, None)
         self.phone.invalidate()
+
+    def set_quantity(self, product_id: int, quantity: int) -> None:
+        """The cart's − / + stepper: between 1 and 10 (Remove takes a line out), as store carts cap it."""
+        if product_id in self.cart:
+            self.cart[product_id] = max(1, min(MAX_QUANTITY, quantity))
+            self.phone.invalidate()
+
+    def search(self, query: str) -> list[Product]:
+        return [p for p in self.products if matches(p, query)]
 
     def checkout(self) -> None:
         if not self.cart:
@@ -190,8 +232,13 @@ class Shop(App):
         rows = [header, *(self._product_card(p) for p in self.products), ui.spacer(12)]
         body = ui.scroll(rows, key="product_list", gap=12, padding=ui.pad(16, 0, 16, 0))
         body.style.bg = PAGE_BG
-        root = ui.screen(self._bar("Shop", up=False, actions=[self._cart_button()]), body, id="shop_main")
+        root = ui.screen(self._bar("Shop", up=False, actions=[self._search_button(), self._cart_button()]), body,
+                         id="shop_main")
         return root
+
+    def _search_button(self) -> View:
+        return self.ui.icon_button("search", "Search", lambda: self.open(SEARCH, focus="search_query"),
+                                   id="action_search", color=(60, 60, 60))
 
     def _product_card(self, product: Product) -> View:
         ui = self.ui
@@ -210,12 +257,72 @@ class Shop(App):
         buy_row = View(cls="android.widget.LinearLayout", orientation="h", gap=ui.dp(8), height=ui.dp(40),
                        children=[price, add])
         price.align = "center"
-        details = View(cls="android.widget.LinearLayout", weight=1, gap=ui.dp(4),
-                       children=[name, rating, buy_row])
+        lines = [name, rating, buy_row]
+        if product.on_sale:
+            lines.insert(2, self._deal_row(product))
+        details = View(cls="android.widget.LinearLayout", weight=1, gap=ui.dp(4), children=lines)
         card = View(cls="androidx.cardview.widget.CardView", id="product", key=f"product:{product.id}",
                     orientation="h", gap=ui.dp(12), padding=ui.pad(12), children=[self._photo(product, 96), details],
                     style=Style(kind="card", bg=CARD_BG, radius=ui.dp(16), border=CARD_BORDER))
         return card
+
+    def _deal_row(self, product: Product) -> View:
+        """A coral "-43%" badge and the list price, as deals show on store cards (the dump has no strike-through,
+        so the old price says "Was")."""
+        ui = self.ui
+        badge = View(cls="android.widget.TextView", id="discount_badge", text=f"{product.percent_off}% off",
+                     padding=ui.pad(8, 2), style=Style(kind="avatar", bg=CORAL, fg=(255, 255, 255), size=ui.sp(12),
+                                                      weight=700, radius=ui.dp(6), align="center"))
+        badge.width, badge.height = ui.dp(72), ui.dp(22)
+        was = ui.text(f"Was {money(product.list_price_cents)}", size=14, color=ON_SURFACE_VARIANT,
+                      id="product_list_price")
+        return View(cls="android.widget.LinearLayout", orientation="h", gap=ui.dp(8), id="deal",
+                    desc=f"Deal: {product.percent_off}% off, was {money(product.list_price_cents)}",
+                    children=[badge, was])
+
+    # ------------------------------------------------------------ search
+
+    def search_screen(self, activity: Activity) -> View:
+        """A search box in the app bar (focused, keyboard up, as the search icon opens it) over live results."""
+        ui = self.ui
+        query = str(activity.state.get("query", ""))
+        field = ui.edit_text("search_query", query, hint="Search Shop", variant="search", id="search_src_text",
+                             on_change=self.field_setter(activity, "query"), on_submit=lambda: None)
+        field.weight, field.style.accent = 1, CORAL
+        actions: list[View] = [field]
+        if query:
+            actions.append(ui.icon_button("close", "Clear query", lambda: self._clear_search(activity),
+                                          id="search_close_btn"))
+        actions.append(self._cart_button())
+        bar = View(cls="android.view.ViewGroup", id="toolbar", orientation="h", height=ui.dp(72),
+                   padding=ui.pad(4, 8, 4, 8), gap=ui.dp(4), style=Style(kind="appbar", bg=SURFACE),
+                   children=[ui.icon_button("back", "Navigate up", self.finish, id="up"), *actions])
+        rows: list[View]
+        if not query.strip():
+            rows = [ui.text("Search by product name", size=14, color=ON_SURFACE_VARIANT, id="search_hint",
+                            padding=ui.pad(4, 16))]
+        else:
+            found = self.search(query)
+            if found:
+                rows = [ui.text(f"{len(found)} result{'' if len(found) == 1 else 's'} for “{query.strip()}”",
+                                size=14, color=ON_SURFACE_VARIANT, id="result_count", padding=ui.pad(4, 8, 4, 0)),
+                        *(self._product_card(p) for p in found)]
+            else:
+                rows = [ui.text(f"No results for “{query.strip()}”", size=18, weight=500, id="no_results",
+                                padding=ui.pad(4, 24, 4, 0)),
+                        ui.text("Check the spelling or try a more general word.", size=14,
+                                color=ON_SURFACE_VARIANT, padding=ui.pad(4, 0))]
+        rows.append(ui.spacer(12))
+        body = ui.scroll(rows, key="search_results", gap=12, padding=ui.pad(16, 0, 16, 0))
+        body.style.bg = PAGE_BG
+        return ui.screen(bar, body, bottom=keyboard_inset(self.phone), id="search_view")
+
+    def _clear_search(self, activity: Activity) -> None:
+        activity.state["query"] = ""
+        self.phone.focus_key, self.phone.keyboard_shown = "search_query", True
+        self.phone.invalidate()
+
+    # ------------------------------------------------------------ the launch promo
 
     def promo_dialog(self, activity: Activity) -> View:
         ui = self.ui
@@ -279,12 +386,27 @@ class Shop(App):
         remove = self._button("Remove", lambda: self.remove(product.id), id="remove", variant="text",
                               desc=f"Remove {product.name}", key=f"remove:{product.id}")
         remove.height, remove.padding, remove.align = ui.dp(40), ui.pad(12, 0), "center"
-        actions = View(cls="android.widget.LinearLayout", orientation="h", height=ui.dp(40),
-                       children=[line_price, remove])
+        actions = View(cls="android.widget.LinearLayout", orientation="h", height=ui.dp(40), gap=ui.dp(4),
+                       children=[line_price, *self._stepper(product, qty), remove])
         details = View(cls="android.widget.LinearLayout", weight=1, gap=ui.dp(4), children=[name, detail, actions])
         return View(cls="androidx.cardview.widget.CardView", id="cart_item", key=f"item:{product.id}",
                     orientation="h", gap=ui.dp(12), padding=ui.pad(12), children=[self._photo(product, 72), details],
                     style=Style(kind="card", bg=CARD_BG, radius=ui.dp(16), border=CARD_BORDER))
+
+    def _stepper(self, product: Product, qty: int) -> list[View]:
+        """− and + round buttons; − is disabled at 1 and + at the cap, as store carts do."""
+        ui = self.ui
+
+        def step(label: str, verb: str, to: int, enabled: bool) -> View:
+            return View(cls="android.widget.Button", id=f"quantity_{verb}", text=label,
+                        desc=f"{verb.capitalize()} quantity of {product.name}", key=f"{verb}:{product.id}",
+                        clickable=enabled, focusable=True, enabled=enabled,
+                        on_click=lambda: self.set_quantity(product.id, to), width=ui.dp(40), height=ui.dp(40),
+                        align="center", style=Style(kind="avatar", bg=CORAL_CONTAINER if enabled else PAGE_BG,
+                                                    fg=ON_CORAL_CONTAINER if enabled else OUTLINE_VARIANT,
+                                                    size=ui.sp(20), weight=700, radius=ui.dp(20), align="center"))
+
+        return [step("−", "decrease", qty - 1, qty > 1), step("+", "increase", qty + 1, qty < MAX_QUANTITY)]
 
     def _promo_row(self) -> View:
         ui = self.ui
