@@ -207,3 +207,22 @@ def test_no_agent_module_imports_the_orchestrator() -> None:
             if isinstance(node, ast.ImportFrom) and node.module == "relay_desktop.agent.orchestrator":
                 offenders.append(path.name)
     assert offenders == []
+
+
+async def test_the_search_hint_is_only_given_while_the_search_field_is_empty() -> None:
+    from relay_desktop.agent.observation import Observation
+    from relay_desktop.agent.prompts import screen_block
+    from relay_desktop.device.models import DeviceContext
+    from relay_desktop.perception import build_element_map
+
+    def search_screen(value: str) -> str:
+        return ('<hierarchy rotation="0"><node class="android.widget.FrameLayout" package="com.example.app" '
+                'bounds="[0,0][1080,2400]"><node class="android.widget.EditText" package="com.example.app" '
+                f'resource-id="com.example.app:id/search_src_text" text="{value or "Search"}" hint="Search" '
+                'focusable="true" focused="true" clickable="true" bounds="[0,100][1080,250]" /></node></hierarchy>')
+
+    context = DeviceContext("s", "Pixel", "Google", "14", 34, "en-US", "UTC", 1080, 2400, 420, True, None)
+    empty = Observation.of(build_element_map(search_screen("")), None, context, 0.0, 0.0)
+    typed = Observation.of(build_element_map(search_screen("maya")), None, context, 0.0, 0.0)
+    assert "Hint: a search field has focus" in screen_block(empty)
+    assert "Hint: a search field has focus" not in screen_block(typed)

@@ -3,8 +3,8 @@
 1. Initial planning, launched on iteration 1 without waiting; the fast agent acts on its own until the
    result arrives, and it is adopted at the top of the first iteration that finds it done.
 2. Progress stall: after ``progress_every`` stale iterations — steps that reached no screen new to this run —
-   the fast model is asked whether the run is progressing; if not, recovery planning is launched. A run that
-   reaches a new screen every step is not checked: supervision is spent where it pays.
+   the fast model is asked, before the next plan, whether the run is progressing; if not, recovery planning
+   is launched. A run that reaches a new screen every step is not checked: supervision is spent where it pays.
 3. Step failures: ``failure_replan`` failures since the last plan (and as many iterations since the last
    consultation) launch recovery planning in the background.
 4. Wrong task: a completion check that says the agent did something else counts as three failures, so
@@ -79,7 +79,6 @@ class PlanningCoordinator:
         self._pending_trigger = ""
         self._launched_at = 0
         self._adopted_at = -10
-        self._progress: asyncio.Task[None] | None = None
         self.facts: Callable[[], str] = lambda: ""     # the fast agent's noted facts, for the planner
 
     @property
@@ -116,9 +115,8 @@ class PlanningCoordinator:
                 and not (i.kind == "step" and i.step >= iteration - 1)][-limit:]
 
     def cancel(self) -> None:
-        for task in (self._pending, self._progress):
-            if task is not None and not task.done():
-                task.cancel()
+        if self._pending is not None and not self._pending.done():
+            self._pending.cancel()
 
     # ------------------------------------------------------------ launching
 
@@ -156,9 +154,6 @@ class PlanningCoordinator:
     async def adopt(self, iteration: int) -> PlanningResult | None:
         """Top of every iteration: take a finished planning result, if one is waiting. A recovery plan in
         flight is waited for (bounded): the next steps should follow it, not the approach that failed."""
-        if self._progress is not None and not self._progress.done():
-            # A progress check in flight may be about to ask for a recovery plan: its answer decides.
-            await asyncio.wait({self._progress}, timeout=self.settings.recovery_wait_s)
         task = self._pending
         if task is not None and not task.done() and self._pending_trigger != "initial":
             self._emit(LogLine(run_id=self.run_id, step=iteration,
@@ -188,23 +183,19 @@ class PlanningCoordinator:
 
     # ------------------------------------------------------------ triggers 2-5
 
-    def tick(self, observation: Observation, iteration: int, recent: Sequence[str], *, novel: bool) -> None:
-        """Trigger 2, after each plan that did not end the run: count steps that reached no new screen, and once
-        there are ``progress_every`` of them, check progress in the background."""
+    async def check_progress(self, observation: Observation, iteration: int, recent: Sequence[str], *,
+                             novel: bool) -> None:
+        """Trigger 2, at the top of each step on the screen just captured: count steps that reached no screen new
+        to this run, and once there are ``progress_every`` of them, ask whether the run is progressing. Asked
+        before the fast agent's next plan, so the supervisor judges the screen that the actions led to, and a
+        recovery plan it calls for reaches that very plan (see :meth:`adopt`)."""
         self.stale_iterations = 0 if novel else self.stale_iterations + 1
-        if (self.checker is None or not self.enabled or self.pending
-                or (self._progress is not None and not self._progress.done())):
+        if self.checker is None or not self.enabled or self.pending:
             return
         every = self.settings.progress_every
         if self.stale_iterations >= every and iteration - self.last_progress_check >= every:
             self.last_progress_check = iteration
-            self._progress = asyncio.get_running_loop().create_task(
-                self._check_progress(observation, iteration, list(recent)), name="progress-check")
-
-    def cancel_progress(self) -> None:
-        """The run is deciding to end: a progress check now would be paid for and never read."""
-        if self._progress is not None and not self._progress.done():
-            self._progress.cancel()
+            await self._check_progress(observation, iteration, list(recent))
 
     async def _check_progress(self, observation: Observation, iteration: int, recent: list[str]) -> None:
         assert self.checker is not None

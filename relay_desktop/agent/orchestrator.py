@@ -233,6 +233,9 @@ class Orchestrator:
             observed.append("CONTEXT - Previous issues (still open):\n" + "\n".join(f"- {f}" for f in issues))
         if iteration == 1:
             coordinator.start_initial(observation, iteration)
+        else:
+            await coordinator.check_progress(observation, iteration, self.steps.transcript, novel=novel)
+            await coordinator.adopt(iteration)       # a recovery plan it called for, before the next plan
         await coordinator.last_resort(observation, iteration)
         # ... and what the user said, which is an instruction.
         notes = await self.reviewer.human_checks(observation)
@@ -244,11 +247,7 @@ class Orchestrator:
         if plan.remember:
             self.memory.add(plan.remember, iteration, observation.app)
             self.conversation.facts = as_data(self.memory.text())
-        if any(step.action in ("complete", "fail") for step in plan.steps):
-            coordinator.cancel_progress()
         await self.steps.execute(plan, observation)
-        if self.steps.terminal is None:
-            coordinator.tick(observation, iteration, self.steps.transcript, novel=novel)
         await self._settle()
         return observation
 

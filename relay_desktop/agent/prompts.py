@@ -56,7 +56,7 @@ def screen_block(observation: Observation, *, diff_text: str | None = None) -> s
     field = focused_field(element_map)
     if field is not None:
         lines.append(f'Focused field: {field.id} "{field.name}"')
-        if "search" in f"{field.name} {field.hint} {field.node.resource_id}".lower():
+        if not field.value and "search" in f"{field.name} {field.hint} {field.node.resource_id}".lower():
             lines.append("Hint: a search field has focus — type the query with submit=true.")
     if observation.keyboard_shown:
         lines.append("The on-screen keyboard is shown (it covers the bottom of the screen).")
