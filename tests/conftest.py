@@ -40,6 +40,14 @@ def _private_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
         os.environ["RELAY_DESKTOP_HOME"] = saved
 
 
+@pytest.fixture(autouse=True)
+def _ocr_only_where_asked(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """OCR costs seconds a step on two cores: agent runs read text off screenshots only in the tests marked
+    ``ocr`` (the OCR pass itself is tested in test_perception_ocr.py, the run with it in test_agent_ocr.py)."""
+    if request.node.get_closest_marker("ocr") is None:
+        monkeypatch.setenv("RELAY_DESKTOP_OCR", "off")
+
+
 @dataclass
 class AdbTestServer:
     port: int

@@ -67,8 +67,10 @@ from relay_desktop.perception import (
     PreparedScreenshot,
     build_element_map,
     diff_maps,
+    parse_hierarchy,
     prepare_screenshot_async,
 )
+from relay_desktop.perception.ocr import OCR_MISSING_NOTICE, OcrEngine, OcrText, OcrUnavailableError, scale_to_screen
 from relay_desktop.perception.pixels import pixel_signature
 from relay_desktop.perception.screenshot import integer_side
 
@@ -99,6 +101,7 @@ class Orchestrator:
         self.iteration = 0
         self.memory = Memory()
         self.state: RunState | None = None
+        self.ocr: OcrEngine | None = OcrEngine.load() if self.settings.ocr and self.settings.screenshots else None
 
     def emit(self, event: Any) -> None:
         self.bus.emit(event)
@@ -184,6 +187,8 @@ class Orchestrator:
         self.reviewer = Reviewer(self.state, self.steps)
         if self.fallback_mode:
             self.log("No model is configured: the rule-based fallback planner drives this run.", "warning")
+        if self.ocr is None and self.settings.ocr and self.settings.screenshots:
+            self.log(OCR_MISSING_NOTICE, "warning")
         describe = getattr(self.phone, "describe", None)
         if describe is not None:
             self.log(describe())
@@ -276,23 +281,28 @@ class Orchestrator:
 
     async def capture(self, previous: ElementMap | None) -> Observation:
         """Screenshot, UI dump and the app in front, all at once: the wall time is the slowest of them. The
-        screenshot's JPEG is prepared as soon as it arrives, while the (slower) dump is still running."""
+        screenshot's JPEG is prepared as soon as it arrives, while the (slower) dump is still running, and text
+        is read off it (OCR) at the same time, for what the dump never holds: toasts, canvases, web content."""
         started = time.perf_counter()
         moment = time.monotonic()   # the picture must show the screen as it is from now on, like the dump
 
-        async def screenshot() -> tuple[PreparedScreenshot, bytes]:
+        async def screenshot() -> tuple[PreparedScreenshot, bytes, list[OcrText]]:
             image = await screenshot_at(self.phone, moment)
-            prepared, pixels = await asyncio.gather(
+            prepared, pixels, texts = await asyncio.gather(
                 prepare_screenshot_async(image, max_bytes=self.settings.screenshot_max_bytes,
                                          max_side=integer_side(*image.size)),
-                asyncio.to_thread(pixel_signature, image))
-            return prepared, pixels
+                asyncio.to_thread(pixel_signature, image), self._read_text(image))
+            return prepared, pixels, texts
 
         shot_task = asyncio.ensure_future(screenshot()) if self.settings.screenshots else None
         try:
             xml, context = await asyncio.gather(self.phone.dump_hierarchy(), self.context.current())
-            element_map = await asyncio.to_thread(build_element_map, xml, previous)
-            prepared, pixels = await shot_task if shot_task is not None else (None, None)
+            prepared, pixels, texts = await shot_task if shot_task is not None else (None, None, [])
+            tree = parse_hierarchy(xml)
+            if texts and prepared is not None:
+                texts = scale_to_screen(texts, (prepared.source_width, prepared.source_height),
+                                        (tree.screen.width, tree.screen.height))
+            element_map = await asyncio.to_thread(build_element_map, tree, previous, ocr=texts)
         except BaseException:
             if shot_task is not None:
                 shot_task.cancel()
@@ -301,6 +311,17 @@ class Orchestrator:
             context = replace(context, screen_width=context.screen_height, screen_height=context.screen_width)
         capture_ms = (time.perf_counter() - started) * 1000
         return Observation.of(element_map, prepared, context, time.monotonic(), capture_ms, pixels)
+
+    async def _read_text(self, image: Any) -> list[OcrText]:
+        """Lines of text in the picture (the optional OCR pass); none when it is off or unavailable."""
+        if self.ocr is None:
+            return []
+        try:
+            return await self.ocr.read(image)
+        except OcrUnavailableError as exc:
+            self.ocr = None
+            self.log(f"OCR stopped for this run: {exc}", "warning")
+            return []
 
     # ------------------------------------------------------------ planning a step
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+import os
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from relay_desktop.agent.events import Outcome
@@ -17,6 +18,10 @@ class AgentSettings:
     max_steps: int = 50
     screenshots: bool = True               # send a screenshot with every step (element maps alone are cheaper)
     screenshot_max_bytes: int = 150_000
+    # Read text off the screenshot too (toasts, canvases, web content), when the ocr extra is installed;
+    # RELAY_DESKTOP_OCR=off turns it off (it costs CPU on every step).
+    ocr: bool = field(default_factory=lambda: os.environ.get("RELAY_DESKTOP_OCR", "on").lower() not in
+                      ("off", "0", "false", "no"))
     planning: bool = True                  # the planning agent (initial + recovery guidance)
     verify_completion: bool = True         # check the fast agent's "complete" before ending as a success
     progress_every: int = 3                # progress check after this many stale iterations

@@ -1,0 +1,48 @@
+"""The agent with the OCR pass: a toast, which no UI dump holds, reaches the model as text read from pixels.
+
+A tap on "Call" in a Messages thread shows "Calling Bob Martinez…" for a few seconds; without OCR the model is
+told the element list did not change, with it the next prompt carries the toast's words."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from relay_desktop.llm.types import LLMRequest
+from relay_desktop.sim.apps.messages import PACKAGE as MESSAGES
+from relay_desktop.sim.service import VirtualPhoneService
+from relay_desktop.sim.tasks.base import PhoneDriver, tap_on
+from tests.agent_harness import Script, complete, run_task
+from tests.agent_scripts import act, element_id
+from tests.conftest import AdbTestServer
+
+pytest.importorskip("rapidocr")
+
+
+@pytest.mark.ocr
+async def test_a_toast_after_a_tap_reaches_the_model_as_text_read_from_pixels(adb_server: AdbTestServer,
+                                                                                sim: VirtualPhoneService) -> None:
+    driver = PhoneDriver(sim.phone)
+    await driver.launch_app(MESSAGES)
+    await tap_on(driver, text="Bob Martinez")
+    device = await adb_server.server().device(sim.serial)
+
+    def fast(n: int, request: LLMRequest) -> object:
+        if n == 1:
+            call = element_id(request, "Call")
+            assert call, request.messages[-1].text
+            return act({"action": "tap", "element": call})
+        return complete()
+
+    async def allow(_: str) -> bool:
+        return True
+
+    from relay_desktop.agent.safety import Handlers
+
+    run = await run_task(device, Script(fast), planning=False, timeout=90, handlers=Handlers(confirm=allow))
+    second = run.fast_texts()[1]
+    # OCR reads "Calling Bob Martinez…" (give or take a letter: "Caling … Martinez..")
+    assert re.search(r"Cal+ing Bob Martinez.*\(read from pixels\)", second), second
+    assert "INEFFECTIVE" not in second and "no visible change" not in "\n".join(
+        m.text for m in run.fast_requests()[1].messages)
