@@ -158,7 +158,7 @@ def _city_row(clock: Clock, name: str, *, index: str = "") -> View:
     leading = View(cls="android.widget.LinearLayout", orientation="h", gap=ui.dp(12), children=[letter, box])
     time = ui.text(city_time(clock.phone.now(), name).strftime("%H:%M"), size=14, color=ON_SURFACE_VARIANT,
                    id="city_time")
-    row = ui.list_item(name, leading=leading, trailing=time, title_id="city_name", key=f"city:{name}",
+    row = ui.list_item(name, leading=leading, trailing=time, id="city_item", title_id="city_name", key=f"city:{name}",
                        on_click=lambda: _toggle(clock, name))
     row.checkable, row.checked, row.padding = True, selected, ui.pad(8, 8, 24, 8)
     return row

@@ -9,9 +9,12 @@ an agent that does not stop would do — which its checker must reject (tests/te
 from __future__ import annotations
 
 from relay_desktop.sim.tasks.base import Task
+from relay_desktop.sim.tasks.hard_clock_tasks import TASKS as _CLOCK_TASKS
 from relay_desktop.sim.tasks.hard_device_common import NearMiss
+from relay_desktop.sim.tasks.hard_settings_tasks import DOING_IT_ANYWAY as _SETTINGS_ANYWAY
+from relay_desktop.sim.tasks.hard_settings_tasks import TASKS as _SETTINGS_TASKS
 from relay_desktop.sim.tasks.hard_shop_tasks import DOING_IT_ANYWAY as _SHOP_ANYWAY
 from relay_desktop.sim.tasks.hard_shop_tasks import TASKS as _SHOP_TASKS
 
-TASKS: list[Task] = [*_SHOP_TASKS]
-DOING_IT_ANYWAY: dict[str, NearMiss] = {**_SHOP_ANYWAY}
+TASKS: list[Task] = [*_SHOP_TASKS, *_CLOCK_TASKS, *_SETTINGS_TASKS]
+DOING_IT_ANYWAY: dict[str, NearMiss] = {**_SHOP_ANYWAY, **_SETTINGS_ANYWAY}
