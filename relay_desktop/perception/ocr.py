@@ -58,6 +58,8 @@ SAME_TEXT_RATIO = 0.75
 # on every phone we have dumps of (63 to 142 px of 2400).
 _STATUS_BAR_SHARE = 0.04
 _STATUS_BAR_MAX_SHARE = 0.08
+DEFAULT_MAX_SIDE = 960
+_NEVER_SHRINK = 8192
 _TEXT_PRIORITY = 4           # as plain text from the dump, when the element cap has to choose
 _MODEL_KINDS = ("det", "rec", "cls")
 _WORD = re.compile(r"[^\W_]", re.UNICODE)
@@ -97,11 +99,12 @@ def scale_to_screen(texts: Sequence[OcrText], image_size: tuple[int, int],
 class OcrEngine:
     """RapidOCR, loaded on first use (once, whichever thread gets there first) and run off the event loop.
 
-    ``max_side``: the longest side the text detector sees (RapidOCR's ``max_side_len``); lines are recognised
-    from the full-resolution crops whatever it is, and their bounds are always in the given image's pixels.
+    Pass the full-resolution screenshot. ``max_side``: the longest side of the copy the text *detector* sees;
+    lines are recognised from crops of the picture as given, and their bounds are in its pixels. 960 finds the
+    same lines as 2000 on phone screens at about half the detector's cost (benchmarks/ocr_cost.py).
     """
 
-    def __init__(self, *, max_side: int = 2000) -> None:
+    def __init__(self, *, max_side: int = DEFAULT_MAX_SIDE) -> None:
         self.max_side = max_side
         self._engine: Any = None
         self._numpy: Any = None
@@ -173,7 +176,9 @@ class OcrEngine:
             "Global.log_level": "warning",
             # Phone screens are upright: the 180° classifier would only cost time.
             "Global.use_cls": False,
-            "Global.max_side_len": self.max_side,
+            # Only the detector sees the picture shrunk to max_side (it finds 14 sp text as well there, at half
+            # the cost); lines are read from crops of the full-size picture, which no phone screen exceeds.
+            "Global.max_side_len": _NEVER_SHRINK, "Det.limit_type": "max", "Det.limit_side_len": self.max_side,
             "Det.model_path": paths["det"], "Rec.model_path": paths["rec"], "Cls.model_path": paths["cls"],
         })
 
