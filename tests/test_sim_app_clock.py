@@ -3,11 +3,26 @@ relies on, observed through the hierarchy dump and input events."""
 
 from __future__ import annotations
 
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
 import pytest
 
 from relay_desktop.sim.apps.deskclock import PACKAGE, Clock, parse_time, until_text
+from relay_desktop.sim.apps.deskclock_cities import CITY_PICKER, offset_text
 from relay_desktop.sim.phone import VirtualPhone
-from relay_desktop.sim.tasks.base import KEY_BACK, KEY_DEL, Node, PhoneDriver, Task, find, nodes, tap_on, type_into
+from relay_desktop.sim.tasks.base import (
+    KEY_BACK,
+    KEY_DEL,
+    Node,
+    PhoneDriver,
+    Task,
+    find,
+    nodes,
+    scroll_to,
+    tap_on,
+    type_into,
+)
 from relay_desktop.sim.tasks.clock_tasks import TASKS
 
 TASKS_BY_ID = {t.id: t for t in TASKS}
@@ -259,3 +274,65 @@ def test_parse_time_and_until_text(phone: VirtualPhone) -> None:
     assert until_text(now, 7, 30) == "Alarm set for 1 hour and 30 minutes from now"
     assert until_text(now, 6, 0) == "Alarm set for 24 hours from now"
     assert until_text(now, 5, 59) == "Alarm set for 23 hours and 59 minutes from now"
+
+
+# ---------------------------------------------------------------- world clock
+
+
+async def test_cities_picker_ticks_cities_at_once_and_lists_the_ticked_first(phone: VirtualPhone,
+                                                                           driver: PhoneDriver) -> None:
+    await driver.launch_app(PACKAGE)
+    await tap_on(driver, desc="Clock")
+    assert await texts_with_id(driver, "city_name") == []    # a fresh install has no world clocks
+    await tap_on(driver, desc="Cities")
+    assert phone.focused_activity() == (PACKAGE, CITY_PICKER)
+    first = await texts_with_id(driver, "city_name")
+    assert first[:3] == ["Abu Dhabi", "Accra", "Addis Ababa"] and "Tokyo" not in first
+    assert (await texts_with_id(driver, "index"))[:2] == ["A", ""]
+    await tap_on(driver, text="Accra")
+    assert clock(phone).cities == ["Accra"]
+    assert await texts_with_id(driver, "header") == ["Selected cities", "All cities"]
+    rows = [n for n in nodes(await driver.dump_hierarchy()) if n.attrs.get("resource-id", "").endswith("city_item")]
+    # Accra ticked, at the top and in its place after Abu Dhabi.
+    assert [r.attrs["checked"] for r in rows[:3]] == ["true", "false", "true"]
+    assert all(r.attrs["checkable"] == "true" for r in rows)
+    await tap_on(driver, text="Accra")                        # a second tap unticks it
+    assert clock(phone).cities == []
+    node = await scroll_to(driver, text="Wellington", max_swipes=30)
+    await driver.tap(*node.center)
+    await driver.press_key(KEY_BACK)
+    assert await texts_with_id(driver, "city_name") == ["Wellington"]
+    ahead = (await texts_with_id(driver, "hours_ahead"))[0]
+    assert ahead.endswith(("ahead", "behind", "same time")) and ahead.split(",")[0] in ("Today", "Tomorrow",
+                                                                                          "Yesterday")
+    assert (await texts_with_id(driver, "digital_clock"))[0] == phone.now().strftime("%H:%M")
+
+
+async def test_city_search_ignores_accents_and_back_collapses_it(phone: VirtualPhone, driver: PhoneDriver) -> None:
+    await driver.launch_app(PACKAGE)
+    await tap_on(driver, desc="Clock")
+    await tap_on(driver, desc="Cities")
+    await tap_on(driver, desc="Search")
+    assert phone.keyboard_shown and phone.focus_key == "city_query"
+    await driver.type_text("sao")
+    assert await texts_with_id(driver, "city_name") == ["São Paulo"]
+    await tap_on(driver, text="São Paulo")
+    assert clock(phone).cities == ["São Paulo"]
+    await driver.type_text("xyz")
+    assert await texts_with_id(driver, "empty_view") == ["No cities match “saoxyz”"]
+    await driver.press_key(KEY_BACK)                          # keyboard
+    await driver.press_key(KEY_BACK)                          # the search box collapses
+    assert phone.focused_activity() == (PACKAGE, CITY_PICKER)
+    assert await texts_with_id(driver, "title_text") == ["Select a city"]
+    await driver.press_key(KEY_BACK)
+    assert phone.focused_activity() == (PACKAGE, ".DeskClock")
+
+
+def test_offset_text_and_alarms_added_with_days(phone: VirtualPhone) -> None:
+    now = datetime(2026, 1, 15, 22, 0, tzinfo=ZoneInfo("America/New_York"))
+    assert offset_text(now, "Tokyo") == "Tomorrow, 14 hr ahead"
+    assert offset_text(now, "Boston") == "Today, same time"
+    assert offset_text(now, "Kathmandu") == "Tomorrow, 10 hr 45 min ahead"
+    assert offset_text(now.replace(hour=1), "Honolulu") == "Yesterday, 5 hr behind"
+    alarm = clock(phone).add(9, 0, label="Market", days=("Sun", "Sat"), enabled=False)
+    assert (alarm.days, alarm.enabled) == (("Sat", "Sun"), False)   # kept in the week's order

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from relay_desktop.sim.apps.store import CART, CONFIRMATION, MAIN, PACKAGE, Shop
+from relay_desktop.sim.apps.store import CART, CONFIRMATION, MAIN, PACKAGE, SEARCH, Shop
 from relay_desktop.sim.phone import VirtualPhone
 from relay_desktop.sim.streams import ProcessIO
 from relay_desktop.sim.tasks.base import KEY_BACK, Node, PhoneDriver, Task, find, nodes, scroll_to, tap_on
@@ -258,3 +258,67 @@ async def test_listed_as_a_third_party_package(phone: VirtualPhone) -> None:
     io, out, _err = ProcessIO.collecting(b"")
     await phone.run_shell("pm list packages -s", io)
     assert f"package:{PACKAGE}" not in out.decode().split()
+
+
+# ---------------------------------------------------------------- deals, search and quantities
+
+
+async def test_deals_show_the_was_price_and_percent_off(phone: VirtualPhone, driver: PhoneDriver) -> None:
+    await open_shop(driver)
+    await scroll_to(driver, text="Smart Watch")
+    deal = await must_find(driver, id="deal")
+    assert deal.attrs["content-desc"] == "Deal: 19% off, was $159.99"
+    assert await ids(driver, "discount_badge") == ["19% off"]
+    assert await ids(driver, "product_list_price") == ["Was $159.99"]
+    watch = shop(phone).get(4)
+    assert (watch.price_cents, watch.list_price_cents, watch.on_sale, watch.percent_off) == (12999, 15999, True, 19)
+    assert [p.name for p in shop(phone).products if p.on_sale] == [
+        "Smart Watch", "Coffee Grinder", "Running Shoes", "Noise-Cancelling Headphones", "Scented Candle",
+        "Mechanical Keyboard", "Throw Blanket"]
+    assert not shop(phone).get(1).on_sale and shop(phone).get(1).percent_off == 0
+    await tap_on(driver, desc="Add Smart Watch to cart")     # the sale price is what the cart charges
+    await tap_on(driver, id="cart")
+    assert await ids(driver, "total") == ["$129.99"]
+
+
+async def test_search_finds_products_by_word_start_live(phone: VirtualPhone, driver: PhoneDriver) -> None:
+    await open_shop(driver)
+    await tap_on(driver, desc="Search")
+    assert phone.focused_activity() == (PACKAGE, SEARCH)
+    assert phone.keyboard_shown and phone.focus_key == "search_query"
+    assert await ids(driver, "search_hint") == ["Search by product name"]
+    await driver.type_text("clocks")                            # a plural finds the singular
+    assert await ids(driver, "product_name") == ["Wall Clock", "Alarm Clock"]
+    assert await ids(driver, "result_count") == ["2 results for “clocks”"]
+    await tap_on(driver, desc="Clear query")
+    await driver.type_text("CANCEL")                          # any case, the start of a word after a hyphen
+    assert await ids(driver, "product_name") == ["Noise-Cancelling Headphones"]
+    await tap_on(driver, desc="Add Noise-Cancelling Headphones to cart")
+    assert shop(phone).cart == {13: 1}
+    assert await ids(driver, "cart", "content-desc") == ["Cart, 1 item"]
+    await tap_on(driver, desc="Clear query")
+    await driver.type_text("Nintendo Switch")
+    assert await ids(driver, "product_name") == []
+    assert await ids(driver, "no_results") == ["No results for “Nintendo Switch”"]
+    await driver.press_key(KEY_BACK)                          # the keyboard first, then the search screen
+    assert phone.focused_activity() == (PACKAGE, SEARCH) and not phone.keyboard_shown
+    await driver.press_key(KEY_BACK)
+    assert phone.focused_activity() == (PACKAGE, MAIN)
+
+
+async def test_cart_stepper_stays_between_one_and_ten(phone: VirtualPhone, driver: PhoneDriver) -> None:
+    await open_shop(driver)
+    await tap_on(driver, desc="Add Yoga Mat to cart")
+    await tap_on(driver, id="cart")
+    minus = await must_find(driver, desc="Decrease quantity of Yoga Mat")
+    assert minus.attrs["enabled"] == "false" and minus.attrs["text"] == "−"
+    await driver.tap(*minus.center)                           # disabled at 1: Remove takes a line out
+    assert shop(phone).cart == {3: 1}
+    for _ in range(12):
+        await tap_on(driver, desc="Increase quantity of Yoga Mat")
+    assert shop(phone).cart == {3: 10}
+    assert (await must_find(driver, desc="Increase quantity of Yoga Mat")).attrs["enabled"] == "false"
+    assert await ids(driver, "item_quantity") == ["Qty 10 · $29.99 each"]
+    assert await ids(driver, "total") == ["$299.90"]
+    await tap_on(driver, desc="Decrease quantity of Yoga Mat")
+    assert shop(phone).cart == {3: 9}
