@@ -30,6 +30,7 @@ from relay_desktop.sim.tasks.hard_device_common import (
     Listing,
     NearMiss,
     back_to,
+    basket,
     cart_problem,
     listing,
     order_problem,
@@ -58,14 +59,16 @@ def _cart_is(expected: dict[int, int], why: str = "") -> Callable[[VirtualPhone]
         problem = cart_problem(phone, expected)
         if problem:
             return failed(problem + (f" ({why})" if why else ""))
-        return passed(f"the cart holds {_basket(phone, expected)} and nothing was ordered")
+        return passed(f"the cart holds {basket(shop_of(phone), expected)} and nothing was ordered")
 
     return check
 
 
-def _basket(phone: VirtualPhone, items: dict[int, int]) -> str:
-    shop = shop_of(phone)
-    return ", ".join(f"{qty} × {shop.get(pid).name}" for pid, qty in items.items())
+def _order_is(phone: VirtualPhone, expected: dict[int, int], promo: str | None = None) -> CheckResult:
+    problem = order_problem(phone, expected, promo)
+    if problem:
+        return failed(problem)
+    return passed(f"ordered {basket(shop_of(phone), expected)}" + (f" with {promo}" if promo else ""))
 
 
 # ---------------------------------------------------------------- oracle moves
@@ -250,13 +253,6 @@ TASKS: list[Task] = [
          _fresh(), _nothing_bought_or_carted, _look_for_a_switch, apps=(SHOP,), tags=(HARD, "infeasible"),
          max_steps=25, expected_outcome="failed"),
 ]
-
-
-def _order_is(phone: VirtualPhone, expected: dict[int, int], promo: str | None = None) -> CheckResult:
-    problem = order_problem(phone, expected, promo)
-    if problem:
-        return failed(problem)
-    return passed(f"ordered {_basket(phone, expected)}" + (f" with {promo}" if promo else ""))
 
 
 DOING_IT_ANYWAY: dict[str, NearMiss] = {"hard_shop_switch_infeasible": _add_a_smart_watch_instead}
