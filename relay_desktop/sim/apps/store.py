@@ -9,13 +9,11 @@ lives on the app (:attr:`Shop.cart`, :attr:`Shop.orders`) so task checkers read 
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from relay_desktop.sim.app import Activity, App
-from relay_desktop.sim.apps.contacts import keyboard_inset
+from relay_desktop.sim.apps.store_search import SEARCH, matches, search_page
 from relay_desktop.sim.ui import ERROR, ON_SURFACE_VARIANT, OUTLINE_VARIANT, SURFACE
 from relay_desktop.sim.views import Color, Style, View
 
@@ -24,9 +22,8 @@ MAIN = ".MainActivity"
 CART = ".CartActivity"
 CONFIRMATION = ".OrderConfirmationActivity"
 PROMO = ".PromoCodeActivity"
-SEARCH = ".SearchActivity"
-PROMO_CODES = {"WELCOME10": 10}
-MAX_QUANTITY = 10      # code -> percent off; WELCOME10 is the one the launch promo shows
+PROMO_CODES = {"WELCOME10": 10}      # code -> percent off; WELCOME10 is the one the launch promo shows
+MAX_QUANTITY = 10                     # a cart line's stepper stops here
 
 CORAL: Color = (244, 81, 30)          # brand colour: buttons, badge, launcher icon
 CORAL_CONTAINER: Color = (255, 224, 212)
@@ -99,19 +96,6 @@ def items_label(count: int) -> str:
     return f"{count} item" if count == 1 else f"{count} items"
 
 
-def _words(text: str) -> list[str]:
-    """Lower-case words without accents: how the search box compares queries and product names."""
-    decomposed = unicodedata.normalize("NFKD", text.casefold())
-    return re.findall(r"\w+", "".join(c for c in decomposed if not unicodedata.combining(c)))
-
-
-def matches(product: Product, query: str) -> bool:
-    """Whether every word of ``query`` starts a word of the product's name ("clocks" finds "Wall Clock")."""
-    names = _words(product.name)
-    wanted = [w[:-1] if w.endswith("s") and len(w) > 3 else w for w in _words(query)]
-    return bool(wanted) and all(any(n.startswith(w) for n in names) for w in wanted)
-
-
 class Shop(App):
     package = PACKAGE
     label = "Shop"
@@ -164,7 +148,7 @@ class Shop(App):
             self.phone.invalidate()
 
     def search(self, query: str) -> list[Product]:
-        return [p for p in self.products if matches(p, query)]
+        return [p for p in self.products if matches(p.name, query)]
 
     def checkout(self) -> None:
         if not self.cart:
@@ -194,7 +178,7 @@ class Shop(App):
         view.width, view.align = ui.dp(size), "center"
         return view
 
-    def _cart_button(self) -> View:
+    def cart_button(self) -> View:
         """The app bar's cart icon with a count badge; the badge does not take touches, the icon does."""
         ui = self.ui
         count = self.cart_count()
@@ -229,10 +213,10 @@ class Shop(App):
         header = ui.text("Popular right now", size=18, weight=600, id="section_title", padding=ui.pad(4, 16, 4, 0))
         # Vertical breathing room is a spacer, not padding: padding would clip cards short of the nav bar
         # (RecyclerView's clipToPadding="false" look).
-        rows = [header, *(self._product_card(p) for p in self.products), ui.spacer(12)]
+        rows = [header, *(self.product_card(p) for p in self.products), ui.spacer(12)]
         body = ui.scroll(rows, key="product_list", gap=12, padding=ui.pad(16, 0, 16, 0))
         body.style.bg = PAGE_BG
-        root = ui.screen(self._bar("Shop", up=False, actions=[self._search_button(), self._cart_button()]), body,
+        root = ui.screen(self._bar("Shop", up=False, actions=[self._search_button(), self.cart_button()]), body,
                          id="shop_main")
         return root
 
@@ -240,7 +224,7 @@ class Shop(App):
         return self.ui.icon_button("search", "Search", lambda: self.open(SEARCH, focus="search_query"),
                                    id="action_search", color=(60, 60, 60))
 
-    def _product_card(self, product: Product) -> View:
+    def product_card(self, product: Product) -> View:
         ui = self.ui
         name = ui.text(product.name, size=16, weight=500, id="product_name", max_lines=2)
         # Roboto has no ★ glyph, so the star is an icon and the text the bare score (as Play Store dumps it).
@@ -280,47 +264,8 @@ class Shop(App):
                     desc=f"Deal: {product.percent_off}% off, was {money(product.list_price_cents)}",
                     children=[badge, was])
 
-    # ------------------------------------------------------------ search
-
     def search_screen(self, activity: Activity) -> View:
-        """A search box in the app bar (focused, keyboard up, as the search icon opens it) over live results."""
-        ui = self.ui
-        query = str(activity.state.get("query", ""))
-        field = ui.edit_text("search_query", query, hint="Search Shop", variant="search", id="search_src_text",
-                             on_change=self.field_setter(activity, "query"), on_submit=lambda: None)
-        field.weight, field.style.accent = 1, CORAL
-        actions: list[View] = [field]
-        if query:
-            actions.append(ui.icon_button("close", "Clear query", lambda: self._clear_search(activity),
-                                          id="search_close_btn"))
-        actions.append(self._cart_button())
-        bar = View(cls="android.view.ViewGroup", id="toolbar", orientation="h", height=ui.dp(72),
-                   padding=ui.pad(4, 8, 4, 8), gap=ui.dp(4), style=Style(kind="appbar", bg=SURFACE),
-                   children=[ui.icon_button("back", "Navigate up", self.finish, id="up"), *actions])
-        rows: list[View]
-        if not query.strip():
-            rows = [ui.text("Search by product name", size=14, color=ON_SURFACE_VARIANT, id="search_hint",
-                            padding=ui.pad(4, 16))]
-        else:
-            found = self.search(query)
-            if found:
-                rows = [ui.text(f"{len(found)} result{'' if len(found) == 1 else 's'} for “{query.strip()}”",
-                                size=14, color=ON_SURFACE_VARIANT, id="result_count", padding=ui.pad(4, 8, 4, 0)),
-                        *(self._product_card(p) for p in found)]
-            else:
-                rows = [ui.text(f"No results for “{query.strip()}”", size=18, weight=500, id="no_results",
-                                padding=ui.pad(4, 24, 4, 0)),
-                        ui.text("Check the spelling or try a more general word.", size=14,
-                                color=ON_SURFACE_VARIANT, padding=ui.pad(4, 0))]
-        rows.append(ui.spacer(12))
-        body = ui.scroll(rows, key="search_results", gap=12, padding=ui.pad(16, 0, 16, 0))
-        body.style.bg = PAGE_BG
-        return ui.screen(bar, body, bottom=keyboard_inset(self.phone), id="search_view")
-
-    def _clear_search(self, activity: Activity) -> None:
-        activity.state["query"] = ""
-        self.phone.focus_key, self.phone.keyboard_shown = "search_query", True
-        self.phone.invalidate()
+        return search_page(self, activity, accent=CORAL, background=PAGE_BG)
 
     # ------------------------------------------------------------ the launch promo
 
