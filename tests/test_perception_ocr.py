@@ -166,8 +166,10 @@ async def test_reading_never_blocks_the_event_loop(engine: OcrEngine) -> None:
     during = [t for t in ticks if started <= t <= finished]
     gaps = [b - a for a, b in itertools.pairwise(ticks)]
     assert any(line.text.startswith(TOAST) for line in lines)
-    assert len(during) >= max(3, (finished - started) / 0.01 * 0.3), (len(during), finished - started)
-    assert max(gaps) < 0.5, max(gaps)
+    # A read on the loop's thread would leave one gap as long as the read itself; a busy machine (2 cores shared
+    # with other tests) may delay a tick, never by half the read.
+    assert len(during) >= 3, (len(during), finished - started)
+    assert max(gaps) < max(0.5, (finished - started) / 2), (max(gaps), finished - started)
 
 
 async def test_keyboard_text_is_never_added(engine: OcrEngine) -> None:
