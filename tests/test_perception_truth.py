@@ -357,3 +357,26 @@ async def test_the_notification_shade_is_content_not_status_bar() -> None:
     assert "No notifications" not in status and "Battery" in status
     assert any(line.endswith('text "No notifications"') for line in lines)
     assert diff_maps(before, shade).to_text() == "new screen (com.android.systemui, 1 element)"
+
+
+def test_a_row_that_now_shows_another_item_gets_a_new_id_not_a_changed_label() -> None:
+    """A list row at the same place with the same resource id, showing another contact, is another element: the
+    change list says one went and one came, never that "Julia Rossi" became "Omar Haddad"."""
+    def screen(top_row: str) -> str:
+        rows = [top_row, *(f"Contact {n}" for n in range(9))]
+        nodes = "".join(
+            f'<node class="android.widget.TextView" package="com.example.app" clickable="true" '
+            f'resource-id="com.example.app:id/name" text="{label}" bounds="[0,{100 + 150 * i}][1080,{240 + 150 * i}]" />'
+            for i, label in enumerate(rows))
+        return ('<hierarchy rotation="0"><node class="android.widget.FrameLayout" package="com.example.app" '
+                f'bounds="[0,0][1080,2400]">{nodes}</node></hierarchy>')
+
+    first = build_element_map(screen("Julia Rossi"))
+    second = build_element_map(screen("Omar Haddad"), first)
+    julia, omar = first.find("Julia Rossi")[0], second.find("Omar Haddad")[0]
+    assert omar.id != julia.id
+    diff = diff_maps(first, second)
+    assert [e.label for e in diff.added] == ["Omar Haddad"] and [e.label for e in diff.removed] == ["Julia Rossi"]
+    # A variant of the same label keeps its id ("Follow" → "Following").
+    third = build_element_map(screen("Omar Haddad · 2 new"), second)
+    assert third.find("Omar Haddad · 2 new")[0].id == omar.id

@@ -8,8 +8,9 @@ keeps its ID when the next map holds the same element, matched in this order:
 2. same package, class, resource id and label, nearest position — it moved (a list scrolled a little);
 3. same package, class, resource id and bounds, for elements whose content is *expected* to change
    (fields being typed into, switches and check boxes, elements with no label of their own) — and for any
-   element when at least 80% of the screen matched by 1 or 2, so a "Follow" that turns into "Following"
-   keeps its ID while a list scrolled by a whole page does not hand old IDs to new rows.
+   element whose new label is a variant of the old one ("Follow" → "Following", "Cart" → "Cart · 1") when at
+   least 80% of the screen matched by 1 or 2; a list row that now shows another contact is another element,
+   so its ID is new and a change list never says "Julia Rossi" became "555-0139 · Mobile".
 
 Everything else gets a fresh number above every ID used so far, so an old ID is never silently reused for
 a different element. When nothing at all matches the screen is new, and numbering starts again at 1.
@@ -36,6 +37,15 @@ class Identity:
 
 
 _SETTLED_SHARE = 0.8
+
+
+_STEM = 4
+
+
+def _stem(label: str) -> str:
+    """What a label and its variants share: its first few characters, case and spaces aside ("Follow",
+    "Following"; "Cart", "Cart · 1"; "温州弘质箱包有限公司", "温州弘质箱包")."""
+    return "".join(label.casefold().split())[:_STEM]
 
 
 def _distance(a: Bounds, b: Bounds) -> int:
@@ -68,8 +78,9 @@ def assign_ids(current: Sequence[Identity], previous: Sequence[tuple[str, Identi
         match(lambda e: (e.package, e.cls, e.resource_id, e.label, e.bounds))
         match(lambda e: (e.package, e.cls, e.resource_id, e.label))
         settled = sum(i is not None for i in ids) >= _SETTLED_SHARE * len(current)
-        match(lambda e: (e.package, e.cls, e.resource_id, e.bounds),
-              None if settled else (lambda e: e.volatile or not e.label))
+        match(lambda e: (e.package, e.cls, e.resource_id, e.bounds), lambda e: e.volatile or not e.label)
+        if settled:
+            match(lambda e: (e.package, e.cls, e.resource_id, e.bounds, _stem(e.label)))
     if previous and all(i is None for i in ids):
         next_number = 1
     for k in range(len(current)):
