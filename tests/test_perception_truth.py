@@ -366,7 +366,8 @@ def test_a_row_that_now_shows_another_item_gets_a_new_id_not_a_changed_label() -
         rows = [top_row, *(f"Contact {n}" for n in range(9))]
         nodes = "".join(
             f'<node class="android.widget.TextView" package="com.example.app" clickable="true" '
-            f'resource-id="com.example.app:id/name" text="{label}" bounds="[0,{100 + 150 * i}][1080,{240 + 150 * i}]" />'
+            f'resource-id="com.example.app:id/name" text="{label}" '
+            f'bounds="[0,{100 + 150 * i}][1080,{240 + 150 * i}]" />'
             for i, label in enumerate(rows))
         return ('<hierarchy rotation="0"><node class="android.widget.FrameLayout" package="com.example.app" '
                 f'bounds="[0,0][1080,2400]">{nodes}</node></hierarchy>')
