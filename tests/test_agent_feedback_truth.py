@@ -226,3 +226,20 @@ async def test_the_search_hint_is_only_given_while_the_search_field_is_empty() -
     typed = Observation.of(build_element_map(search_screen("maya")), None, context, 0.0, 0.0)
     assert "Hint: a search field has focus" in screen_block(empty)
     assert "Hint: a search field has focus" not in screen_block(typed)
+
+
+async def test_a_second_completion_check_is_told_the_first_verdict() -> None:
+    verdicts = iter([{"done": False, "reason": "the favourite star is not shown"}, {"done": True, "reason": "ok"}])
+    texts: list[str] = []
+
+    def verifier(request: LLMRequest) -> object:
+        texts.append(request.messages[-1].text)
+        return next(verdicts)
+
+    def fast(n: int, request: LLMRequest) -> object:
+        return complete() if n in (2, 4) else tap("e2")
+
+    run = await run_task(FakePhone(counter_screens(), "s0"), Script(fast, verifier=verifier), planning=False)
+    assert run.result is not None and run.result.outcome == "success"
+    assert "earlier verdicts" not in texts[0]
+    assert "Your earlier verdicts in this run" in texts[1] and "not done: the favourite star is not shown" in texts[1]

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from relay_desktop.agent.actions import Step
 from relay_desktop.agent.observation import Observation
 from relay_desktop.agent.ports import Models
-from relay_desktop.agent.prompts import UNTRUSTED_NOTICE, as_data, screen_block
+from relay_desktop.agent.prompts import UNTRUSTED_NOTICE, as_data, neutralise_delimiters, screen_block
 from relay_desktop.llm.costs import CostMeter
 from relay_desktop.llm.types import ImagePart, LLMRequest, LLMResponse, Message, OutputContract
 
@@ -148,6 +148,7 @@ class CompletionVerifier:
     def __init__(self, models: Models, meter: CostMeter | None = None) -> None:
         self.models = models
         self.meter = meter
+        self.earlier: list[str] = []      # this run's previous verdicts, so a second check knows the first
 
     async def verify(self, task: str, observation: Observation, summary: str, transcript: Sequence[str],
                      facts: str = "") -> Verdict:
@@ -159,12 +160,16 @@ class CompletionVerifier:
         actions = "\n".join(f"- {line}" for line in steps) or "- (none)"
         evidence = as_data(f"{facts}\n\n" * bool(facts) + f"Transcript of the run (every step, oldest first):\n"
                            f"{actions}")
-        text = (f"TASK: {task}\n\nThe agent says it is done: {summary}\n\n{evidence}\n\nThe phone's screen "
-                f"now:\n{screen_block(observation)}")
+        earlier = ("\n\nYour earlier verdicts in this run (the agent has acted since):\n"
+                   + "\n".join(f"- {v}" for v in self.earlier)) if self.earlier else ""
+        text = (f"TASK: {task}\n\nThe agent says it is done: {summary}{earlier}\n\n{evidence}\n\nThe phone's "
+                f"screen now:\n{screen_block(observation)}")
         request = LLMRequest(self.SYSTEM, (Message.user(text, *_image(observation)),), _COMPLETION, max_tokens=300)
         response = await self.models.generate("verifier", request, meter=self.meter)
         data = response.data or {}
-        return Verdict(bool(data.get("done")), str(data.get("reason", "")), response)
+        verdict = Verdict(bool(data.get("done")), str(data.get("reason", "")), response)
+        self.earlier.append(f"{'done' if verdict.ok else 'not done'}: {neutralise_delimiters(verdict.reason)}")
+        return verdict
 
 
 WRONG_TASK_WORDS = ("wrong", "different", "instead of")
