@@ -1,6 +1,8 @@
-"""Fonts for the virtual phone: Roboto (the Android system font) from the `fontpkg-roboto` wheel.
+"""Fonts for the virtual phone: Roboto (the Android system font) from the `fontpkg-roboto` wheel, and for
+Chinese, Japanese and Korean text Android's own fallback font (Debian's ``fonts-droid-fallback``) when it is
+installed, as a phone falls back from Roboto — without it such text shows as boxes.
 
-Layout measures text with the same font the renderer draws with, so wrapped text always fits the bounds
+Layout measures text with the same fonts the renderer draws with, so wrapped text always fits the bounds
 that the hierarchy dump reports.
 """
 
@@ -36,6 +38,38 @@ def _font_path() -> str | None:
 
 Font = ImageFont.FreeTypeFont | ImageFont.ImageFont
 
+_CJK_FALLBACKS = (
+    "/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf",
+    "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
+)
+_FALLBACK_FROM = 0x2E80   # CJK radicals, kana, ideographs, Hangul, full-width forms: none of them are in Roboto
+
+
+@functools.cache
+def _fallback_path() -> str | None:
+    return next((path for path in _CJK_FALLBACKS if Path(path).exists()), None)
+
+
+@functools.cache
+def fallback_font(size: int) -> Font | None:
+    path = _fallback_path()
+    return ImageFont.truetype(path, size) if path is not None else None
+
+
+def runs(text: str, size: int) -> list[tuple[str, bool]]:
+    """``text`` cut into runs drawn with Roboto (False) or the CJK fallback font (True)."""
+    if fallback_font(size) is None or all(ord(c) < _FALLBACK_FROM for c in text):
+        return [(text, False)] if text else []
+    out: list[tuple[str, bool]] = []
+    for char in text:
+        code = ord(char)
+        other = _FALLBACK_FROM <= code < 0xFE00 or 0xFF00 <= code <= 0xFFEF
+        if out and out[-1][1] == other:
+            out[-1] = (out[-1][0] + char, other)
+        else:
+            out.append((char, other))
+    return out
+
 
 @functools.cache
 def font(size: int, weight: int = 400) -> Font:
@@ -51,7 +85,11 @@ def font(size: int, weight: int = 400) -> Font:
 
 
 def text_width(text: str, size: int, weight: int = 400) -> int:
-    return round(font(size, weight).getlength(text))
+    total = 0.0
+    for run, other in runs(text, size):
+        face = fallback_font(size) if other else font(size, weight)
+        total += face.getlength(run)  # type: ignore[union-attr]
+    return round(total)
 
 
 def line_height(size: int) -> int:

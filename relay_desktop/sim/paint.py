@@ -192,7 +192,11 @@ def draw_lines(draw: ImageDraw.ImageDraw, lines: tuple[str, ...] | list[str], bo
             x = box.left
         baseline = top + i * line_h + (line_h - ascent - descent) // 2 + ascent
         if line:
-            draw.text((x, baseline), line, font=font, fill=color, anchor="ls")
+            draw_run_x = x
+            for run, other in fonts.runs(line, size):
+                face = fonts.fallback_font(size) if other else font
+                draw.text((draw_run_x, baseline), run, font=face, fill=color, anchor="ls")
+                draw_run_x += fonts.text_width(run, size, weight)
         x_end = x + width
     return x_end, baseline
 
