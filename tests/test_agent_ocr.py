@@ -46,3 +46,38 @@ async def test_a_toast_after_a_tap_reaches_the_model_as_text_read_from_pixels(ad
     assert re.search(r"Cal+ing Bob Martinez.*\(read from pixels\)", second), second
     assert "INEFFECTIVE" not in second and "no visible change" not in "\n".join(
         m.text for m in run.fast_requests()[1].messages)
+
+
+@pytest.mark.ocr
+async def test_text_read_from_a_scaled_mirror_frame_lands_on_the_screen_where_it_is(
+        adb_server: AdbTestServer, sim: VirtualPhoneService, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Lines read off a 536x1200 mirror frame of a 1080x2400 phone map to the display's pixels (not to the dump's
+    root, which ends above the navigation bar): so every line the dump already shows is recognised as such and
+    none comes back as a duplicate "read from pixels" 5% too high."""
+    import asyncio
+
+    from relay_desktop.agent.orchestrator import Orchestrator
+    from relay_desktop.agent.settings import AgentSettings
+    from relay_desktop.mirror.client import MirrorClient
+    from relay_desktop.mirror.mirrored_phone import MirroredPhone
+    from relay_desktop.mirror.provisioning import ServerFile
+    from relay_desktop.perception.ocr import is_ocr
+
+    sim.phone.launch("com.android.settings")
+    jar = tmp_path / "scrcpy-server"
+    jar.write_bytes(b"server")
+    device = await adb_server.server().device(sim.serial)
+    mirror = MirrorClient(device, ServerFile(jar, "3.3.4", "test"), max_size=1200)
+    await asyncio.wait_for(mirror.start(), 20)
+    try:
+        assert await asyncio.wait_for(mirror.first_frame(10), 15)
+        agent = Orchestrator(MirroredPhone(device, mirror), None, settings=AgentSettings(ocr=True))
+        assert agent.ocr is not None
+        observation = await asyncio.wait_for(agent.capture(None), 60)
+    finally:
+        await mirror.stop()
+    assert observation.screenshot is not None and observation.screenshot.source_height == 1200
+    duplicates = [e for e in observation.element_map.elements if is_ocr(e)
+                  and any(not is_ocr(o) and e.label.casefold() in o.label.casefold()
+                          for o in observation.element_map.elements)]
+    assert duplicates == [], duplicates

@@ -300,8 +300,12 @@ class Orchestrator:
             prepared, pixels, texts = await shot_task if shot_task is not None else (None, None, [])
             tree = parse_hierarchy(xml)
             if texts and prepared is not None:
-                texts = scale_to_screen(texts, (prepared.source_width, prepared.source_height),
-                                        (tree.screen.width, tree.screen.height))
+                # The picture shows the whole display (a mirror frame may be scaled down); the dump's root can
+                # be shorter (no navigation bar), so lines map to the display's size, turned as the dump says.
+                display = (context.screen_width, context.screen_height)
+                if tree.rotation % 2:
+                    display = display[::-1]
+                texts = scale_to_screen(texts, (prepared.source_width, prepared.source_height), display)
             element_map = await asyncio.to_thread(build_element_map, tree, previous, ocr=texts)
         except BaseException:
             if shot_task is not None:
