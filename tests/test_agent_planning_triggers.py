@@ -209,3 +209,23 @@ async def test_planning_failure_leaves_the_fast_agent_working() -> None:
 
 def test_act_helper_shape() -> None:
     assert act({"action": "back"}) == {"thinking": "scripted", "steps": [{"action": "back"}]}
+
+
+async def test_never_two_consultations_without_a_step_between_them() -> None:
+    """A progress check that finds no progress and step failures in the same stretch once asked for two recovery
+    plans back to back; now a step must pass after a plan arrives before the next one is asked."""
+    def fast(n: int, request: LLMRequest) -> object:
+        if n >= 14:
+            return complete()
+        return tap("e99") if n % 2 else shuttle(n, request)   # failures and no new screens, together
+
+    script = Script(fast, progress=lambda r: {"progressing": False, "reason": "going in circles"})
+    run = await run_task(FakePhone(counter_screens(), "s0"), script, consecutive_error_limit=20)
+    steps = sorted(e.step for e in run.of(LogLine) if e.message.startswith("Planning agent consulted")
+                   and "initial" not in e.message)
+    adopted = sorted(g.step for g in run.of(GuidanceUpdated) if g.trigger != "initial")
+    assert len(steps) >= 2, "recovery planning should have been consulted more than once"
+    assert len(steps) == len(set(steps))                  # at most one consultation per step ...
+    # ... each plan reached the fast agent at the step that asked for it, and the next was asked steps later.
+    assert adopted == steps
+    assert all(b - a >= 2 for a, b in zip(steps, steps[1:], strict=False)), steps
