@@ -243,3 +243,17 @@ async def test_a_second_completion_check_is_told_the_first_verdict() -> None:
     assert run.result is not None and run.result.outcome == "success"
     assert "earlier verdicts" not in texts[0]
     assert "Your earlier verdicts in this run" in texts[1] and "not done: the favourite star is not shown" in texts[1]
+
+
+async def test_the_supervisors_transcript_says_what_each_step_changed() -> None:
+    texts: list[str] = []
+
+    def verifier(request: LLMRequest) -> object:
+        texts.append(request.messages[-1].text)
+        return {"done": True, "reason": "ok"}
+
+    def fast(n: int, request: LLMRequest) -> object:
+        return tap("e2") if n == 1 else complete()
+
+    await run_task(FakePhone(counter_screens(), "s0"), Script(fast, verifier=verifier), planning=False)
+    assert 'step 1: tap e2 "Next" → tap at (540,335); then: + e3 text "Page 1"; - e1 text "Page 0"' in texts[0]

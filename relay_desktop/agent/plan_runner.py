@@ -198,7 +198,7 @@ class PlanRunner:
         run.emit(ActionResult(run_id=run.run_id, step=run.iteration, index=index, action=step, ok=True,
                               message=message, duration_ms=(time.perf_counter() - started) * 1000))
         self.outcomes.append(StepOutcome(index, step, described, "done", message, observation,
-                                         point=resolved.point))
+                                         point=resolved.point, transcript_line=len(self.transcript)))
         self.acted = True
         self.last_ok = True
         run.consecutive_errors = 0

@@ -84,6 +84,10 @@ class Reviewer:
         verdict = verify_step(outcome.step, outcome.before, after, package, changed=changed)
         outcome.settle(after, effect, changed, verdict.ok, verdict.reason)
         run.verification("step", verdict.ok, f"{outcome.described}: {verdict.reason}")
+        # The supervisors read what the step did to the screen, not only what was asked ("set to 20" reached 54).
+        line = outcome.transcript_line
+        if line is not None and line < len(self.runner.transcript):
+            self.runner.transcript[line] += f"; then: {effect}"
 
     # ------------------------------------------------------------ suggestions, never actions
 

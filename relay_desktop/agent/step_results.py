@@ -54,6 +54,7 @@ class StepOutcome:
     effective: bool | None = None     # None: not known (not run, or no screen after it yet)
     verdict_ok: bool | None = None    # the deterministic step check (verifiers.verify_step)
     verdict: str = ""
+    transcript_line: int | None = None  # where the run's transcript has this step, to add what it changed
 
     def settle(self, after: Observation, effect: str, effective: bool, verdict_ok: bool, verdict: str) -> None:
         self.after, self.effect, self.effective = after, effect, effective
