@@ -303,3 +303,20 @@ def test_lines_scale_to_screen_pixels() -> None:
     assert scale_to_screen([text], (540, 1200), (1080, 2400)) == [text.scaled(2)]
     assert scale_to_screen([text], (1080, 2400), (1080, 2400)) == [text]
     assert scale_to_screen([text], (540, 1200), (1080, 2400))[0].text == "Hi there"
+
+
+async def test_text_behind_a_dialog_is_not_offered() -> None:
+    """Behind a pop-up the app is dimmed and out of reach: a product's "Add to cart" read there is not listed."""
+    from relay_desktop.perception import WindowKind
+    from relay_desktop.sim.phone import VirtualPhone
+
+    phone = VirtualPhone()
+    phone.launch("com.relay.shop")
+    tree_map = build_element_map(await phone.dump_hierarchy())
+    dialog = next((w for w in tree_map.tree.windows if w.kind is WindowKind.DIALOG), None)
+    assert dialog is not None, "the Shop opens with its welcome pop-up"
+    below = Bounds(600, dialog.bounds.bottom + 40, 900, dialog.bounds.bottom + 90)
+    inside = Bounds(dialog.bounds.left + 40, dialog.bounds.top + 40, dialog.bounds.left + 400, dialog.bounds.top + 90)
+    added = ocr_added(build_element_map(await phone.dump_hierarchy(), ocr=[
+        OcrText("Add to cart", below, 0.95), OcrText("Limited offer today", inside, 0.95)]))
+    assert [e.label for e in added] == ["Limited offer today"]

@@ -205,6 +205,8 @@ def ocr_elements(texts: Sequence[OcrText], tree: UITree, keyboard: Bounds | None
     status_bottom = _status_bar_bottom(tree)
     nav_bar = _nav_bar(tree)
     shown = [n for n in tree.nodes if (n.text or n.desc or n.hint) and n.visible and not n.bounds.empty]
+    # Behind a dialog the app is dimmed and out of reach: text read there would be offered as if it were not.
+    modal = any(w.kind is WindowKind.DIALOG for w in tree.windows)
     elements = []
     for line in sorted(texts, key=lambda t: (t.bounds.top, t.bounds.left)):
         if not readable(line):
@@ -220,6 +222,8 @@ def ocr_elements(texts: Sequence[OcrText], tree: UITree, keyboard: Bounds | None
             continue
         window = _window_at(tree, x, y)
         if window is None or window.kind in (WindowKind.SYSTEM, WindowKind.KEYBOARD):
+            continue
+        if modal and window.kind.layer < WindowKind.DIALOG.layer:
             continue
         if _already_shown(text, box, shown):
             continue
