@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 
 from relay_desktop.agent.events import GuidanceUpdated, LogLine, Verification
 from relay_desktop.llm.types import LLMRequest
@@ -228,4 +229,4 @@ async def test_never_two_consultations_without_a_step_between_them() -> None:
     assert len(steps) == len(set(steps))                  # at most one consultation per step ...
     # ... each plan reached the fast agent at the step that asked for it, and the next was asked steps later.
     assert adopted == steps
-    assert all(b - a >= 2 for a, b in zip(steps, steps[1:], strict=False)), steps
+    assert all(b - a >= 2 for a, b in itertools.pairwise(steps)), steps

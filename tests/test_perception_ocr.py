@@ -306,7 +306,8 @@ def test_lines_scale_to_screen_pixels() -> None:
 
 
 async def test_text_behind_a_dialog_is_not_offered() -> None:
-    """Behind a pop-up the app is dimmed and out of reach: a product's "Add to cart" read there is not listed."""
+    """Behind a pop-up the app is dimmed and out of reach: text read there (a banner drawn on a canvas) is not
+    listed; text inside the pop-up is."""
     from relay_desktop.perception import WindowKind
     from relay_desktop.sim.phone import VirtualPhone
 
@@ -318,5 +319,5 @@ async def test_text_behind_a_dialog_is_not_offered() -> None:
     below = Bounds(600, dialog.bounds.bottom + 40, 900, dialog.bounds.bottom + 90)
     inside = Bounds(dialog.bounds.left + 40, dialog.bounds.top + 40, dialog.bounds.left + 400, dialog.bounds.top + 90)
     added = ocr_added(build_element_map(await phone.dump_hierarchy(), ocr=[
-        OcrText("Add to cart", below, 0.95), OcrText("Limited offer today", inside, 0.95)]))
+        OcrText("Spring sale banner", below, 0.95), OcrText("Limited offer today", inside, 0.95)]))
     assert [e.label for e in added] == ["Limited offer today"]
