@@ -13,6 +13,7 @@ from PIL import Image
 
 from relay_desktop.perception import (
     Bounds,
+    Element,
     ElementMap,
     build_element_map,
     to_json,
@@ -32,12 +33,13 @@ from relay_desktop.perception.ocr import (
 from relay_desktop.sim.hierarchy import dump_xml
 from relay_desktop.sim.phone import VirtualPhone
 
-CONTACTS, MESSAGES, SETTINGS = "com.google.android.contacts", "com.google.android.apps.messaging", \
-    "com.android.settings"
+CONTACTS = "com.google.android.contacts"
+MESSAGES = "com.google.android.apps.messaging"
+SETTINGS = "com.android.settings"
 TOAST = "Calling Grace Liu"
 
 
-def ocr_added(element_map: ElementMap) -> list:  # type: ignore[type-arg]
+def ocr_added(element_map: ElementMap) -> list[Element]:
     return [e for e in element_map if is_ocr(e)]
 
 
