@@ -83,7 +83,8 @@ async def screen_of(name: str) -> VirtualPhone:
 
 @pytest.fixture(scope="session")
 def engine() -> OcrEngine:
-    pytest.importorskip("rapidocr", reason="the ocr extra is not installed")
+    for module in ("rapidocr", "onnxruntime"):
+        pytest.importorskip(module, reason="the ocr extra is not installed")
     loaded = OcrEngine.load()
     assert loaded is not None
     return loaded
