@@ -257,3 +257,19 @@ async def test_the_supervisors_transcript_says_what_each_step_changed() -> None:
 
     await run_task(FakePhone(counter_screens(), "s0"), Script(fast, verifier=verifier), planning=False)
     assert 'step 1: tap e2 "Next" → tap at (540,335); then: + e3 text "Page 1"; - e1 text "Page 0"' in texts[0]
+
+
+async def test_a_steps_result_names_the_control_it_changed_before_what_appeared() -> None:
+    """Choosing "10 minutes" once read "+ … + … and 4 more changes", the selection itself hidden in the count."""
+    def reveal(phone: FakePhone) -> None:
+        phone.screen.widgets += [Widget(f"Network {n}", "text") for n in range(6)]
+
+    screens = {"s": Screen("com.example.app", [Widget("Wi-Fi", "switch")], taps={"Wi-Fi": reveal})}
+
+    def fast(n: int, request: LLMRequest) -> object:
+        return tap("e1") if n == 1 else complete()
+
+    run = await run_task(FakePhone(screens, "s"), Script(fast), planning=False)
+    result = next(line for line in "\n".join(m.text for m in run.fast_requests()[1].messages).splitlines()
+                  if line.startswith("1. tap e1"))
+    assert result.split("→ done; ", 1)[1].startswith('~ e1 switch "Wi-Fi": off → on'), result

@@ -99,7 +99,11 @@ def effect_of(before: Observation, after: Observation) -> tuple[str, bool]:
     # Elements that only moved (a list re-laid out around a new message) are noise next to what changed.
     lines = [line for line in diff.to_text(max_lines=10_000).splitlines() if line.strip()]
     moved = [line for line in lines if line.endswith(": moved")]
-    kept = [line for line in lines if not line.endswith(": moved")] or moved[:1]
+    # What the step did to the controls (a switch turned, a choice selected, a value typed) comes first; things
+    # that appeared or went follow.
+    rank = {"~": 1, "+": 2, "-": 3}
+    kept = sorted((line for line in lines if not line.endswith(": moved")), key=lambda line: rank.get(line[:1], 0)) \
+        or moved[:1]
     shown = kept[:_EFFECT_LINES]
     if len(kept) > len(shown):
         shown.append(f"… and {len(kept) - len(shown)} more changes")
