@@ -261,3 +261,14 @@ def test_the_contract_accepts_good_plans_and_refuses_bad_ones() -> None:
     too_sure = plan_data()
     too_sure["approaches"][0]["confidence"] = 1.5
     assert validate(too_sure, PLANNING_CONTRACT.schema)
+
+
+async def test_recovery_planning_may_conclude_that_the_task_cannot_be_done() -> None:
+    """A shop that does not sell the product: the strategist was told to find a different approach and nothing
+    else, which pushes towards a substitute; it may now recommend stopping with the reason."""
+    models = ScriptedModels(sequence([plan_data()]))
+    await asyncio.wait_for(PlanningAgent(models).plan_recovery("Add a Nintendo Switch to my cart", observation(),
+                                                                APPS, ["No results for 'Nintendo'"], None),
+                           TIMEOUT)
+    text = models.requests[0][1].messages[0].text
+    assert "cannot be done on this phone" in text and "never a substitute" in text

@@ -218,7 +218,10 @@ now, is it in the wrong app or screen, is something blocking, was the approach w
 2. Recommend a DIFFERENT approach first: a different app, path, or way of doing it, that avoids the cause you \
 found. Do not recommend the approach that already failed unless the diagnosis shows exactly what to change; \
 then say so in its description.
-3. Start the steps from the CURRENT screen."""
+3. Start the steps from the CURRENT screen.
+4. If the evidence shows the task cannot be done on this phone (what it asks for does not exist here: no such \
+item, contact, app or setting), say so in "diagnosis" and recommend stopping with fail and the reason: never a \
+substitute the user did not ask for."""
 
 _TRIGGER_NOTES = {
     "stall": "Why you are asked now: a progress check found the agent is not making progress.",
