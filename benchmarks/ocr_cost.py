@@ -121,7 +121,7 @@ def measure(name: str, read: Callable[[Image.Image], list[OcrText]], shots: dict
     quality = f"same lines {same}/{total}" if reference is not None else f"{sum(map(len, results.values()))} lines"
     best = statistics.mean(min(w) for w in per_screen.values())
     print(f"{name}\n    wall median {statistics.median(walls):.2f} s, p90 {percentile(walls, 0.9):.2f} s, best "
-          f"{best:.2f} s (mean over screens of the fastest round: the cost on an idle machine); cpu median "
+          f"{best:.2f} s (each screen's fastest round, averaged: the least disturbed by other processes); cpu median "
           f"{statistics.median(cpus):.2f} s, p90 {percentile(cpus, 0.9):.2f} s; {quality}")
     print(f"    added to the element maps: {adds}")
     if differ:
