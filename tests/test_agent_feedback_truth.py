@@ -128,6 +128,7 @@ async def test_the_model_is_told_whether_the_user_confirmed_or_refused() -> None
     third = "\n".join(m.text for m in run.fast_requests()[2].messages)
     assert 'The user REFUSED: tap "Send" (send)' in second and "Do not try it again" in second
     assert 'The user CONFIRMED: tap "Send" (send)' in third
+    assert 'tap e2 "Send" at (540,335) → done' in third and "(the user confirmed it)" in third
 
 
 # ---------------------------------------------------------------- typing checks

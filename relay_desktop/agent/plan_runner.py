@@ -165,6 +165,8 @@ class PlanRunner:
             if reason is not None and not await self._confirmed(reason):
                 raise Refused(f"the user did not confirm: {reason}")
             await self._act(resolved, observation, index)
+            if reason is not None:   # said on the step's own result line, where the model looks for it
+                self.outcomes[-1].confirmed = True
             return True
         except Refused as exc:
             return self._failure(step, observation, index, str(exc))

@@ -55,6 +55,7 @@ class StepOutcome:
     verdict_ok: bool | None = None    # the deterministic step check (verifiers.verify_step)
     verdict: str = ""
     transcript_line: int | None = None  # where the run's transcript has this step, to add what it changed
+    confirmed: bool = False           # a sensitive step the user allowed
 
     def settle(self, after: Observation, effect: str, effective: bool, verdict_ok: bool, verdict: str) -> None:
         self.after, self.effect, self.effective = after, effect, effective
@@ -68,7 +69,7 @@ class StepOutcome:
             return f"{head} → NOT RUN: {self.message}"
         where = f" at ({self.point[0]},{self.point[1]})" if self.point and self.step.action in (
             "tap", "long_press") else ""
-        result = f"{head}{where} → done"
+        result = f"{head}{where} → done" + (" (the user confirmed it)" if self.confirmed else "")
         if self.effect:
             result += f"; {self.effect}"
         if self.verdict_ok is False and self.verdict:
