@@ -110,7 +110,8 @@ window_demo() {
         sleep 1
         kill -0 "$WINDOW_PID" 2>/dev/null || { cat "$log" >&2; fail "the $label window exited before its demo finished"; }
         runs=$(timeout 30 "$APP" runs list --json 2>/dev/null || true)
-        outcome=$(grep -o '"outcome": "[a-z_]*"' <<<"$runs" | head -1 | cut -d'"' -f4)
+        # `|| true`: no run listed yet is "not yet", not a failure of the pipeline under `set -e -o pipefail`.
+        outcome=$( (grep -o '"outcome": "[a-z_]*"' <<<"$runs" || true) | head -1 | cut -d'"' -f4)
         [ -n "$outcome" ] && [ "$outcome" != interrupted ] && break  # a run still going reads as interrupted
     done
     kill "$WINDOW_PID"
