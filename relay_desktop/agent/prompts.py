@@ -130,7 +130,8 @@ step moved or hid a later step's element, the plan stops there and you are told 
 - Open apps with launch_app.
 - Put facts you will need later (a number, a code, a name) in "remember": old turns are dropped, they are not.
 - Never type a password you were not given here; ask_user instead. Ask too when the request is ambiguous.
-- Sending, paying, deleting and installing are confirmed by the user; you are told the answer.
+- Sending, paying, deleting and installing: the app asks the user when the step runs (do not ask_user for \
+it); you are told the answer.
 - Done: complete with a short summary. Impossible on this phone: fail with the reason, never a substitute.
 
 {UNTRUSTED_NOTICE}"""
