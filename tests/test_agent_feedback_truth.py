@@ -274,3 +274,38 @@ async def test_a_steps_result_names_the_control_it_changed_before_what_appeared(
     result = next(line for line in "\n".join(m.text for m in run.fast_requests()[1].messages).splitlines()
                   if line.startswith("1. tap e1"))
     assert result.split("→ done; ", 1)[1].startswith('~ e1 switch "Wi-Fi": off → on'), result
+
+
+async def test_the_same_picture_is_not_read_again_a_changed_one_is() -> None:
+    """OCR is the slowest part of a look at a phone whose dump is quick: a still screen reuses what was read."""
+    from relay_desktop.agent.orchestrator import Orchestrator
+    from relay_desktop.agent.settings import AgentSettings
+    from relay_desktop.perception import Bounds
+    from relay_desktop.perception.ocr import OcrText
+
+    class CountingOcr:
+        reads = 0
+
+        async def read(self, image: Any) -> list[OcrText]:
+            self.reads += 1
+            return [OcrText("Calling Grace Liu…", Bounds(300, 1900, 800, 1960), 0.95)]
+
+    phone = FakePhone(counter_screens(), "s0")
+    agent = Orchestrator(phone, None, settings=AgentSettings(ocr=False))
+    ocr = CountingOcr()
+    agent.ocr = ocr  # type: ignore[assignment]
+    first = await agent.capture(None)
+    second = await agent.capture(first.element_map)
+    assert ocr.reads == 1
+    assert [e.label for e in second.element_map.elements if "(read from pixels)" in e.states] == ["Calling Grace Liu…"]
+
+    original = phone.screenshot
+
+    async def darker() -> Any:
+        image = await original()
+        image.paste((40, 40, 40), (0, 600, 1080, 1400))
+        return image
+
+    phone.screenshot = darker  # type: ignore[method-assign]
+    await agent.capture(second.element_map)
+    assert ocr.reads == 2

@@ -71,7 +71,7 @@ from relay_desktop.perception import (
     prepare_screenshot_async,
 )
 from relay_desktop.perception.ocr import OCR_MISSING_NOTICE, OcrEngine, OcrText, OcrUnavailableError, scale_to_screen
-from relay_desktop.perception.pixels import pixel_signature
+from relay_desktop.perception.pixels import pixel_signature, pixels_same
 from relay_desktop.perception.screenshot import integer_side
 
 __all__ = ["Orchestrator", "RunFinishedSignal"]
@@ -102,6 +102,7 @@ class Orchestrator:
         self.memory = Memory()
         self.state: RunState | None = None
         self.ocr: OcrEngine | None = OcrEngine.load() if self.settings.ocr and self.settings.screenshots else None
+        self._ocr_last: tuple[bytes, tuple[int, int], list[OcrText]] | None = None  # picture, size, lines
 
     def emit(self, event: Any) -> None:
         self.bus.emit(event)
@@ -288,10 +289,11 @@ class Orchestrator:
 
         async def screenshot() -> tuple[PreparedScreenshot, bytes, list[OcrText]]:
             image = await screenshot_at(self.phone, moment)
-            prepared, pixels, texts = await asyncio.gather(
+            pixels = await asyncio.to_thread(pixel_signature, image)
+            prepared, texts = await asyncio.gather(
                 prepare_screenshot_async(image, max_bytes=self.settings.screenshot_max_bytes,
                                          max_side=integer_side(*image.size)),
-                asyncio.to_thread(pixel_signature, image), self._read_text(image))
+                self._read_text(image, pixels))
             return prepared, pixels, texts
 
         shot_task = asyncio.ensure_future(screenshot()) if self.settings.screenshots else None
@@ -316,16 +318,22 @@ class Orchestrator:
         capture_ms = (time.perf_counter() - started) * 1000
         return Observation.of(element_map, prepared, context, time.monotonic(), capture_ms, pixels)
 
-    async def _read_text(self, image: Any) -> list[OcrText]:
-        """Lines of text in the picture (the optional OCR pass); none when it is off or unavailable."""
+    async def _read_text(self, image: Any, pixels: bytes) -> list[OcrText]:
+        """Lines of text in the picture (the optional OCR pass); none when it is off or unavailable. The same
+        picture as last time is not read again: on a still screen the dump is the only cost of a look."""
         if self.ocr is None:
             return []
+        last = self._ocr_last
+        if last is not None and last[1] == image.size and pixels_same(last[0], pixels):
+            return last[2]
         try:
-            return await self.ocr.read(image)
+            texts = await self.ocr.read(image)
         except OcrUnavailableError as exc:
             self.ocr = None
             self.log(f"OCR stopped for this run: {exc}", "warning")
             return []
+        self._ocr_last = (pixels, image.size, texts)
+        return texts
 
     # ------------------------------------------------------------ planning a step
 

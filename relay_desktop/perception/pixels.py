@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from PIL import Image
 
-__all__ = ["PIXEL_GRID", "pixel_signature", "pixels_changed"]
+__all__ = ["PIXEL_GRID", "pixel_signature", "pixels_changed", "pixels_same"]
 
 PIXEL_GRID = (36, 80)          # cells across and down: ~30 px squares on a 1080x2400 screen
 _STATUS_BAR_SHARE = 0.035      # top of the screen left out: the clock and status icons change by themselves
@@ -35,3 +35,11 @@ def pixels_changed(before: bytes | None, after: bytes | None) -> bool | None:
         return None
     changed = sum(1 for a, b in zip(before, after, strict=True) if abs(a - b) >= _CELL_DELTA)
     return changed >= _MIN_CELLS
+
+
+def pixels_same(before: bytes | None, after: bytes | None, tolerance: int = 8) -> bool:
+    """The same picture, give or take encoding noise: no cell moved by more than ``tolerance`` grey levels
+    (stricter than :func:`pixels_changed`, for reusing what was read off the last picture)."""
+    if not before or not after or len(before) != len(after):
+        return False
+    return all(abs(a - b) <= tolerance for a, b in zip(before, after, strict=True))
