@@ -35,7 +35,6 @@ from relay_desktop.agent.events import (
     RunStateChanged,
     ScreenCaptured,
     StepStarted,
-    Verification,
 )
 from relay_desktop.agent.executor import Executor
 from relay_desktop.agent.guards import LoopGuards
@@ -274,9 +273,6 @@ class Orchestrator:
         if self.settings.settle_s:
             await asyncio.sleep(self.settings.settle_s)
 
-    @property
-    def consecutive_errors(self) -> int:
-        return self.state.consecutive_errors if self.state is not None else 0
 
     # ------------------------------------------------------------ capture
 
@@ -397,13 +393,6 @@ class Orchestrator:
         self.coordinator.cancel()
         self.log(f"Every model failed ({exc}); the rule-based fallback planner takes over for the rest of the run.",
                  "warning")
-
-    def verification(self, check: str, ok: bool, reason: str) -> None:
-        self.emit(Verification(run_id=self.run_id, step=self.iteration, check=check, ok=ok, reason=reason))
-
-    @property
-    def plan_latency_s(self) -> float:
-        return self.state.plan_latency_s if self.state is not None else 0.0
 
 
 def _device_failure(exc: DeviceError) -> str:
