@@ -180,9 +180,30 @@ async def test_a_mirror_frame_smaller_than_the_screen_keeps_actions_in_device_pi
     frame_shot = prepare_screenshot(Image.new("RGB", (536, 1200), "white"))
     events = step_events(1)
     events[1] = ScreenCaptured(run_id=RUN, step=1, element_map=element_map, screenshot=frame_shot,
-                               app="com.example.app", layout_hash="abc", fingerprint="f", capture_ms=3.0, diff_text="")
+                               app="com.example.app", layout_hash="abc", fingerprint="f", capture_ms=3.0, diff_text="",
+                               display=(1080, 2400))
     store = RunStore(tmp_path)
     recorder = await record(store, [started(), *events, finished()])
     await recorder.aclose()
     assert store.get_run(RUN).steps[0].screen_size == (536, 1200, 1080, 2400)
+    assert '<svg viewBox="0 0 1080 2400"' in render_html(store, store.get_run(RUN))
+
+
+async def test_history_measures_by_the_whole_display_not_the_dumps_shorter_screen(tmp_path: Path) -> None:
+    # The dump's root leaves out the navigation bar (1080x2274) on a 1080x2400 phone; the picture shows all of it,
+    # so history and the report must scale by 2400, or every box drifts down the picture.
+    element_map = build_element_map(
+        '<hierarchy rotation="0"><node index="0" class="android.widget.FrameLayout" package="com.example.app" '
+        'bounds="[0,0][1080,2274]"><node index="0" class="android.widget.Button" text="OK" clickable="true" '
+        'enabled="true" package="com.example.app" bounds="[100,2100][500,2200]"/></node></hierarchy>')
+    assert element_map.screen.height == 2274
+    frame_shot = prepare_screenshot(Image.new("RGB", (540, 1200), "white"))
+    events = step_events(1)
+    events[1] = ScreenCaptured(run_id=RUN, step=1, element_map=element_map, screenshot=frame_shot,
+                               app="com.example.app", layout_hash="abc", fingerprint="f", capture_ms=3.0, diff_text="",
+                               display=(1080, 2400))
+    store = RunStore(tmp_path)
+    recorder = await record(store, [started(), *events, finished()])
+    await recorder.aclose()
+    assert store.get_run(RUN).steps[0].screen_size == (540, 1200, 1080, 2400)
     assert '<svg viewBox="0 0 1080 2400"' in render_html(store, store.get_run(RUN))

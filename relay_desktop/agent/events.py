@@ -65,6 +65,9 @@ class ScreenCaptured(Event):
     fingerprint: str
     capture_ms: float
     diff_text: str                     # what changed since the previous step
+    # The whole display in device pixels, turned as the phone is (navigation bar included): what element bounds
+    # and action points are measured in, and what the picture shows. The element map's own screen can be shorter.
+    display: tuple[int, int] = (0, 0)
 
 
 @dataclass(frozen=True, kw_only=True)

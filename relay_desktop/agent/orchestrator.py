@@ -227,7 +227,8 @@ class Orchestrator:
         self.emit(ScreenCaptured(run_id=self.run_id, step=iteration, element_map=observation.element_map,
                                  screenshot=observation.screenshot, app=observation.app,
                                  layout_hash=observation.layout_hash, fingerprint=observation.fingerprint,
-                                 capture_ms=observation.capture_ms, diff_text=diff.to_text() if diff else ""))
+                                 capture_ms=observation.capture_ms, diff_text=diff.to_text() if diff else "",
+                                 display=(observation.context.screen_width, observation.context.screen_height)))
         # What the loop noticed (it quotes screen labels, so it goes to the model as data) ...
         observed = self.reviewer.review(previous, observation) if previous is not None else []
         if self.steps.target_app is None and not observation.on_launcher:

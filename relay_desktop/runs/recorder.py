@@ -123,11 +123,10 @@ class RunRecorder:
             shot = event.screenshot
             if shot is not None:
                 self._jpeg = shot.jpeg
-                # Actions and elements are in device pixels; the picture may come from a scaled-down mirror
-                # frame, so the device size is the element map's screen, not the picture's source.
-                screen = event.element_map.screen
-                step.screen_size = (shot.width, shot.height, screen.width or shot.source_width,
-                                    screen.height or shot.source_height)
+                # Actions and elements are in device pixels of the whole display; the picture may come from a
+                # scaled-down mirror frame, and the element map's screen may leave out the navigation bar.
+                width, height = event.display if all(event.display) else (shot.source_width, shot.source_height)
+                step.screen_size = (shot.width, shot.height, width, height)
         elif isinstance(event, PlanReceived):
             step.prompt, step.response, step.thinking = event.prompt, event.response, event.thinking
             step.plan, step.source, step.model = event.plan.to_json(), event.source, event.model

@@ -138,7 +138,7 @@ class MainWindow(QMainWindow):
         for label in (self.status_device, self.status_fps, self.status_llm):
             self.statusBar().addPermanentWidget(label)
         self.session = Session(self.bus, self.sink, self.say)
-        self.session.on_connected = self.status_device.setText
+        self.session.on_connected = self._connected
         self.session.on_progress = self.picker.busy
         self.mirror_view.notice = NO_PHONE
         self.speaker = Speaker()
@@ -196,6 +196,10 @@ class MainWindow(QMainWindow):
         finally:
             self.picker.busy("")
         return True
+
+    def _connected(self, label: str) -> None:
+        self.status_device.setText(label)
+        self.mirror_view.display_size = self.session.display_size   # boxes map through the whole display
 
     async def startup(self) -> None:
         """What a plain start does: models from the settings, and the phone if exactly one is plugged in."""
@@ -371,6 +375,8 @@ class MainWindow(QMainWindow):
             self.panel.set_stat("elapsed", f"{event.time - self._run_started:.0f} s")
         view = self.mirror_view
         if isinstance(event, ScreenCaptured):
+            if all(event.display):
+                view.display_size = event.display
             view.boxes.update(event.element_map)
             self.inspector.show_map(event.element_map)
             view.update()

@@ -14,6 +14,7 @@ from PySide6.QtGui import QColor, QImage, QKeyEvent, QMouseEvent, QPainter, QPai
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from relay_desktop.ui.overlays import CursorModel, ElementBoxes
+from relay_desktop.ui.screen_geometry import ScreenGeometry
 from relay_desktop.ui.screen_sink import ScreenSink
 
 __all__ = ["MirrorView"]
@@ -36,6 +37,8 @@ class MirrorView(QWidget):
         self.cursor = CursorModel()
         self.show_boxes = True
         self.notice = ""
+        # The whole display's size in device pixels (``wm size`` or a run's capture); None until known.
+        self.display_size: tuple[int, int] | None = None
         self.selected: object | None = None    # bounds of the element picked in inspect mode
         self.hovered: object | None = None     # bounds of the tree row under the pointer
         self._image: QImage | None = None
@@ -86,30 +89,23 @@ class MirrorView(QWidget):
 
     # ------------------------------------------------------------ geometry
 
+    def geometry_now(self) -> ScreenGeometry:
+        """How device pixels map to this widget now: by the display's whole size, the picture's own aspect."""
+        picture = (self._image.width(), self._image.height()) if self._image is not None else None
+        return ScreenGeometry.of(self.display_size, picture, (self.width(), self.height()))
+
     def screen_size(self) -> tuple[int, int]:
-        if self.boxes.screen != (0, 0):
-            return self.boxes.screen
-        if self._image is not None:
-            return self._image.width(), self._image.height()
-        return 1080, 2400
+        """The display's size in device pixels, turned as it shows now (what touches are measured against)."""
+        return self.geometry_now().device
 
     def _target_rect(self) -> QRectF:
-        width, height = self.screen_size()
-        scale = min(self.width() / width, self.height() / height)
-        w, h = width * scale, height * scale
-        return QRectF((self.width() - w) / 2, (self.height() - h) / 2, w, h)
+        return QRectF(*self.geometry_now().rect)
 
     def to_widget(self, x: float, y: float) -> QPointF:
-        rect = self._target_rect()
-        width, height = self.screen_size()
-        return QPointF(rect.x() + x * rect.width() / width, rect.y() + y * rect.height() / height)
+        return QPointF(*self.geometry_now().to_area(x, y))
 
     def to_device(self, point: QPointF) -> tuple[float, float] | None:
-        rect = self._target_rect()
-        if not rect.contains(point):
-            return None
-        width, height = self.screen_size()
-        return (point.x() - rect.x()) * width / rect.width(), (point.y() - rect.y()) * height / rect.height()
+        return self.geometry_now().to_device(point.x(), point.y())
 
     # ------------------------------------------------------------ events
 
@@ -169,28 +165,29 @@ class MirrorView(QWidget):
             painter.drawRect(self.rect().adjusted(1, 1, -1, -1))
         painter.end()
 
-    def _device_rect(self, bounds: object) -> QRectF:
-        left, top, right, bottom = bounds  # type: ignore[misc]
-        a, b = self.to_widget(left, top), self.to_widget(right, bottom)
-        return QRectF(a, b)
+    def box_rect(self, bounds: object, geometry: ScreenGeometry | None = None) -> QRectF:
+        """Device bounds (left, top, right, bottom) as the rectangle drawn over the picture."""
+        x1, y1, x2, y2 = (geometry or self.geometry_now()).bounds_to_area(tuple(bounds))  # type: ignore[arg-type]
+        return QRectF(QPointF(x1, y1), QPointF(x2, y2))
 
     def _paint_overlays(self, painter: QPainter) -> None:
+        geometry = self.geometry_now()
         if self.show_boxes:
             for box in self.boxes.boxes:
                 colour = QColor(_KIND_COLOURS[box.kind])
                 colour.setAlpha(170)
                 painter.setPen(QPen(colour, 1.5))
-                painter.drawRect(self._device_rect(box.bounds))
+                painter.drawRect(self.box_rect(box.bounds, geometry))
         if self.boxes.keyboard is not None:
-            painter.fillRect(self._device_rect(self.boxes.keyboard), QColor(0, 0, 0, 40))
+            painter.fillRect(self.box_rect(self.boxes.keyboard), QColor(0, 0, 0, 40))
         if self.hovered is not None:
-            painter.fillRect(self._device_rect(self.hovered), QColor(255, 193, 7, 70))
+            painter.fillRect(self.box_rect(self.hovered), QColor(255, 193, 7, 70))
         if self.selected is not None:
             painter.setPen(QPen(QColor(0, 150, 136), 4))
-            painter.drawRect(self._device_rect(self.selected))
+            painter.drawRect(self.box_rect(self.selected))
         if self.boxes.target is not None:
             painter.setPen(QPen(QColor(229, 57, 53), 3))
-            painter.drawRect(self._device_rect(self.boxes.target))
+            painter.drawRect(self.box_rect(self.boxes.target))
         cursor = self.cursor
         if cursor.position is not None:
             if len(cursor.trail) > 1:

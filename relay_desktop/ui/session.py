@@ -14,6 +14,7 @@ from typing import Any
 from relay_desktop.agent import AgentSettings, EventBus, Handlers, Orchestrator, RunResult
 from relay_desktop.device.adb_server import AdbServer
 from relay_desktop.device.device import Device
+from relay_desktop.device.errors import DeviceError
 from relay_desktop.device.models import DeviceInfo
 from relay_desktop.mirror.client import MirrorClient, MirrorError
 from relay_desktop.mirror.mirrored_phone import MirroredPhone
@@ -34,6 +35,7 @@ class Session:
         self.adb = AdbServer()
         self.service: Any = None                 # the built-in virtual phone, when used
         self.device: Device | None = None
+        self.display_size: tuple[int, int] | None = None   # the panel's natural size (``wm size``)
         self.mirror: MirrorClient | None = None
         self.fallback_mirror: ScreencapMirror | None = None
         self.agent: Orchestrator | None = None
@@ -91,6 +93,11 @@ class Session:
         await self.adb.ensure_running()
         self._stage(f"Connecting to {serial or 'the phone'}…")
         self.device = await self.adb.device(serial)
+        try:
+            self.display_size = await self.device.screen_size()
+        except DeviceError as exc:   # the picture's own size stands in: right for screenshots, not scaled frames
+            log.warning("no display size from %s: %s", self.device.serial, exc)
+            self.display_size = None
         if self.on_connected is not None:
             self.on_connected(f"Virtual phone ({self.device.serial})" if built_in else self.device.serial)
         self.say(f"Connected to {self.device.serial}; starting the live mirror…")
@@ -114,6 +121,7 @@ class Session:
             service, self.service = self.service, None
             await service.stop()
         self.device = None
+        self.display_size = None
 
     async def _start_mirror(self, built_in: bool) -> None:
         assert self.device is not None
