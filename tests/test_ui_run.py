@@ -98,6 +98,9 @@ def test_a_scripted_run_fills_the_log_with_steps_details_and_stats(
     assert window.panel.stats["step"].text() == f"{finished[0].steps} / 50"
     assert window.status_llm.text().startswith("LLM ")
     assert window.mirror_view.cursor.position is not None
+    # The run is over: nothing stays drawn over a screen the agent no longer looks at.
+    assert not window.mirror_view.boxes.boxes and window.mirror_view.boxes.target is None
+    assert not window.mirror_view.cursor.visible
     spoken = list(window.speaker.said)
     assert spoken[:2] == ["step 1: opening Settings", "step 2: tapping Network & internet"]
     assert any(s.startswith("step ") and s.endswith("tapping Wi-Fi") for s in spoken), spoken
@@ -178,9 +181,11 @@ def test_pause_during_a_model_call_holds_after_it_and_resume_finishes_the_task(
             await asyncio.sleep(0.02)
         window.panel.pause.click()
         assert states[-1] == "paused" and window.panel.resume.isEnabled() and not window.panel.pause.isEnabled()
+        assert not window.mirror_view.boxes.boxes, "boxes stay drawn over a paused run's screen"
         release.set()
         await asyncio.sleep(0.5)
         assert len(calls) == 2 and not finished, "the agent went on while paused"
+        assert not window.mirror_view.boxes.boxes and window.mirror_view.boxes.target is None
         window.panel.resume.click()
         while not finished:
             await asyncio.sleep(0.05)

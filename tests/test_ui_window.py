@@ -9,7 +9,7 @@ import pytest
 import qasync
 from pytestqt.qtbot import QtBot
 
-from relay_desktop.agent.events import RunFinished
+from relay_desktop.agent.events import ActionStarted, RunFinished
 from relay_desktop.ui.app import start_demo
 from relay_desktop.ui.main_window import MainWindow
 
@@ -21,6 +21,9 @@ def test_the_demo_runs_the_whole_loop_in_the_window(window: MainWindow, qt_loop:
     monkeypatch.setattr("relay_desktop.ui.session.provide_server", no_download)
     finished: list[RunFinished] = []
     window.bus.subscribe(lambda e: finished.append(e) if isinstance(e, RunFinished) else None)
+    drawn: list[int] = []         # boxes on screen as each action starts
+    window.bus.subscribe(lambda e: drawn.append(len(window.mirror_view.boxes.boxes))
+                         if isinstance(e, ActionStarted) else None)
 
     async def demo() -> str | None:
         await start_demo(window, pace=0)                          # full speed in the test
@@ -37,7 +40,8 @@ def test_the_demo_runs_the_whole_loop_in_the_window(window: MainWindow, qt_loop:
     assert any(line.startswith("· Mirror running") for line in lines)
     order = [i for i, line in enumerate(lines) if line.startswith(("── step", "✔ success"))]
     assert order == sorted(order) and len(order) >= 3
-    assert window.mirror_view.boxes.boxes, "no element boxes were drawn"
+    assert drawn and all(drawn), f"no element boxes under some actions: {drawn}"
+    assert not window.mirror_view.boxes.boxes, "boxes outlived the run"
     assert window.mirror_view.cursor.position is not None, "the cursor never moved to a target"
     assert window.panel.stats["step"].text().endswith("/ 50")
     assert window.panel.start.isEnabled() and not window.panel.stop.isEnabled()

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from PIL import Image
 
-__all__ = ["PIXEL_GRID", "pixel_signature", "pixels_changed", "pixels_same"]
+__all__ = ["PIXEL_GRID", "STATUS_BAR_SHARE", "pixel_signature", "pixels_changed", "pixels_same"]
 
 PIXEL_GRID = (36, 80)          # cells across and down: ~30 px squares on a 1080x2400 screen
-_STATUS_BAR_SHARE = 0.035      # top of the screen left out: the clock and status icons change by themselves
+STATUS_BAR_SHARE = 0.035      # top of the screen left out: the clock and status icons change by themselves
 _CELL_DELTA = 24               # grey levels (of 255) a cell must move by to count as changed
 _MIN_CELLS = 4                 # ... and at least this many cells: a caret blink changes one or two
 
@@ -21,7 +21,7 @@ _MIN_CELLS = 4                 # ... and at least this many cells: a caret blink
 def pixel_signature(image: Image.Image) -> bytes:
     """The picture as PIXEL_GRID grey cells (status bar cut off), for :func:`pixels_changed`."""
     width, height = image.size
-    top = int(height * _STATUS_BAR_SHARE)
+    top = int(height * STATUS_BAR_SHARE)
     body = image.crop((0, top, width, height)) if top else image
     # reduce() averages whole blocks first (fast, exact), then a small resize finishes the job.
     factor = max(1, min(body.width // (PIXEL_GRID[0] * 2), body.height // (PIXEL_GRID[1] * 2)))

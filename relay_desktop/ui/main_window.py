@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QApplication,
@@ -52,6 +52,8 @@ from relay_desktop.ui.tasks import spawn
 from relay_desktop.ui.theme import ThemeFollower
 
 __all__ = ["NO_KEY", "NO_PHONE", "MainWindow"]
+
+REINSPECT_MS = 600   # a screen unchanged this long is read again for Inspect
 
 NO_PHONE = ("No phone connected: plug one in with USB debugging on and press Connect, or choose “Virtual phone "
             "(built-in)” to try Relay Desktop without one.")
@@ -126,6 +128,12 @@ class MainWindow(QMainWindow):
             lambda m, screen: m.scroll(x, y, screen, steps)))
         self.mirror_view.typed.connect(lambda text: self._control(lambda m, screen: m.type_text(text)))
         self.mirror_view.key_pressed.connect(lambda key: self._control(lambda m, screen: m.press_key(key)))
+        # In Inspect, boxes taken down by a screen change come back from a fresh dump once the screen is still.
+        self._reinspect = QTimer(self)
+        self._reinspect.setSingleShot(True)
+        self._reinspect.setInterval(REINSPECT_MS)
+        self._reinspect.timeout.connect(self._reinspect_now)
+        self.mirror_view.overlays_stale.connect(self._overlays_stale)
         splitter = QSplitter(Qt.Orientation.Horizontal, self)
         splitter.addWidget(self.mirror_view)
         splitter.addWidget(side)
@@ -244,9 +252,16 @@ class MainWindow(QMainWindow):
             return
         xml = await self.session.device.dump_hierarchy()
         element_map = await asyncio.to_thread(build_element_map, xml, self.inspector.element_map)
-        self.mirror_view.boxes.update(element_map)
+        self.mirror_view.show_elements(element_map)
         self.inspector.show_map(element_map)
-        self.mirror_view.update()
+
+    def _overlays_stale(self) -> None:
+        if self.inspecting and not self.session.running:
+            self._reinspect.start()               # restarted by every change: waits for a still screen
+
+    def _reinspect_now(self) -> None:
+        if self.inspecting and not self.session.running:
+            self._spawn(self.refresh_elements())
 
     def _mirror_clicked(self, x: float, y: float) -> None:
         if self.inspecting and self.inspector.element_map is not None:
@@ -377,13 +392,12 @@ class MainWindow(QMainWindow):
         if isinstance(event, ScreenCaptured):
             if all(event.display):
                 view.display_size = event.display
-            view.boxes.update(event.element_map)
+            view.show_elements(event.element_map)
             self.inspector.show_map(event.element_map)
-            view.update()
         elif isinstance(event, StepStarted):
             self.panel.set_stat("step", f"{event.step} / {event.max_steps}")
         elif isinstance(event, ActionStarted):
-            view.boxes.target = event.bounds
+            view.show_target(event.bounds)
             if event.point is not None:
                 view.animate_cursor(*event.point)
             elif event.action.action in ("swipe", "scroll") and event.bounds is not None:
@@ -400,7 +414,11 @@ class MainWindow(QMainWindow):
             self.panel.set_stat("approach", event.approach)
         elif isinstance(event, RunStateChanged):
             self.panel.set_state(event.state)
+            if event.state != "running":     # paused or stopping: what was drawn is about to be out of date
+                view.hide_overlays()
         elif isinstance(event, RunFinished):
+            view.hide_overlays()
+            view.cursor.hide()
             self.panel.set_state("finished")
             self._run_started = None
             self.panel.set_stat("elapsed", f"{event.elapsed_s:.1f} s")

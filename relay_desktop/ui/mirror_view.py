@@ -13,14 +13,27 @@ from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QImage, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QPen, QWheelEvent
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
+from relay_desktop.perception import ElementMap
+from relay_desktop.perception.pixels import PIXEL_GRID, STATUS_BAR_SHARE, pixels_changed
 from relay_desktop.ui.overlays import CursorModel, ElementBoxes
 from relay_desktop.ui.screen_geometry import ScreenGeometry
 from relay_desktop.ui.screen_sink import ScreenSink
 
-__all__ = ["MirrorView"]
+__all__ = ["MirrorView", "frame_signature"]
 
 _KIND_COLOURS = {"clickable": QColor(30, 136, 229), "editable": QColor(67, 160, 71), "scrollable": QColor(251, 140, 0),
                  "text": QColor(158, 158, 158)}
+
+
+def frame_signature(image: QImage) -> bytes:
+    """The picture as the same small grey grid the agent compares screens by (status bar left out)."""
+    top = int(image.height() * STATUS_BAR_SHARE)
+    columns, rows = PIXEL_GRID
+    small = image.copy(0, top, image.width(), image.height() - top).convertToFormat(
+        QImage.Format.Format_Grayscale8).scaled(columns, rows, Qt.AspectRatioMode.IgnoreAspectRatio,
+                                                Qt.TransformationMode.SmoothTransformation)
+    bits, line = bytes(small.constBits()), small.bytesPerLine()
+    return b"".join(bits[y * line:y * line + columns] for y in range(rows))
 
 
 class MirrorView(QWidget):
@@ -29,6 +42,7 @@ class MirrorView(QWidget):
     scrolled = Signal(float, float, float)  # device x, y, wheel steps (positive: up)
     typed = Signal(str)                     # text typed while the mirror has focus
     key_pressed = Signal(str)               # an Android key name (ENTER, DEL, ...)
+    overlays_stale = Signal()               # the screen changed under the boxes: they were taken down
 
     def __init__(self, sink: ScreenSink, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -42,6 +56,7 @@ class MirrorView(QWidget):
         self.selected: object | None = None    # bounds of the element picked in inspect mode
         self.hovered: object | None = None     # bounds of the tree row under the pointer
         self._image: QImage | None = None
+        self._overlay_screen: bytes | None = None  # the picture the boxes were computed for
         self._frames: list[float] = []
         self.setAccessibleName("Phone screen")
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
@@ -64,14 +79,40 @@ class MirrorView(QWidget):
     def _on_frame(self) -> None:
         self._image = self.sink.image()
         self._frames.append(time.monotonic())
+        # Boxes belong to the screen they were read from: once the picture moves on, they would sit on
+        # something else, so they go (a fresh dump brings new ones).
+        if self._overlay_screen is not None and self._image is not None \
+                and pixels_changed(self._overlay_screen, frame_signature(self._image)):
+            self.hide_overlays()
+            self.overlays_stale.emit()
+        self.update()
+
+    def show_elements(self, element_map: ElementMap) -> None:
+        """Boxes for this element map, which was read from the screen showing now."""
+        self.boxes.update(element_map)
+        self._overlay_screen = frame_signature(self._image) if self._image is not None else None
+        self.update()
+
+    def show_target(self, bounds: object | None) -> None:
+        """The red box on the element the agent acts on now (on the screen showing now)."""
+        self.boxes.target = bounds  # type: ignore[assignment]
+        if self._overlay_screen is None and self._image is not None:
+            self._overlay_screen = frame_signature(self._image)
+        self.update()
+
+    def hide_overlays(self) -> None:
+        """Take down everything drawn for a screen (boxes, the target, the inspected element); the cursor keeps
+        its own fade."""
+        self.boxes.clear()
+        self.selected = self.hovered = None
+        self._overlay_screen = None
         self.update()
 
     def clear_frame(self) -> None:
         """Forget the last phone's screen (switching phones): the notice shows until the next frame."""
         self._image = None
-        self.boxes.clear()
-        self.selected = self.hovered = None
-        self.update()
+        self.cursor.hide()
+        self.hide_overlays()
 
     def animate_cursor(self, x: float, y: float, swipe_from: tuple[float, float] | None = None) -> None:
         self.cursor.move_to(x, y, swipe_from)
@@ -189,7 +230,8 @@ class MirrorView(QWidget):
             painter.setPen(QPen(QColor(229, 57, 53), 3))
             painter.drawRect(self.box_rect(self.boxes.target))
         cursor = self.cursor
-        if cursor.position is not None:
+        if cursor.visible and cursor.position is not None:
+            painter.setOpacity(cursor.opacity)
             if len(cursor.trail) > 1:
                 painter.setPen(QPen(QColor(229, 57, 53, 160), 4, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap))
                 points = [self.to_widget(*p) for p in cursor.trail]
@@ -204,3 +246,4 @@ class MirrorView(QWidget):
             painter.setBrush(QColor(229, 57, 53, 220))
             painter.drawEllipse(centre, 9, 9)
             painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.setOpacity(1.0)

@@ -53,11 +53,18 @@ class ElementBoxes:
         return min(hits, key=lambda b: b.bounds.area, default=None)
 
 
+CURSOR_HOLD_S = 1.2       # the dot stays this long after landing, so the eye finds where the agent acted ...
+CURSOR_FADE_S = 0.6       # ... then fades: a dot left for good reads as the agent still pointing there
+
+
 @dataclass
 class CursorModel:
-    """A cursor that travels from where it was to each tap target; a ripple when it lands, a trail on swipes."""
+    """A cursor that travels from where it was to each tap target; a ripple when it lands, a trail on swipes;
+    then it fades out. ``position`` is kept (the next move starts there); ``opacity`` says how much shows."""
 
     position: tuple[float, float] | None = None
+    opacity: float = 0.0                   # 1 while moving, landing and held; 0 once faded
+    since_landing: float = 0.0
     start: tuple[float, float] = (0.0, 0.0)
     target: tuple[float, float] = (0.0, 0.0)
     progress: float = 1.0                  # 0 → 1 along the way
@@ -70,6 +77,7 @@ class CursorModel:
         self.progress = 0.0
         self.ripple = 1.0
         self.trail = [self.start] if swipe_from is not None else []
+        self.opacity, self.since_landing = 1.0, 0.0
         if self.position is None:
             self.position = self.start
 
@@ -89,4 +97,19 @@ class CursorModel:
         if self.ripple < 1.0:
             self.ripple = min(1.0, self.ripple + dt / 0.4)
             return True
+        if self.opacity > 0.0:
+            self.since_landing += dt
+            faded = (self.since_landing - CURSOR_HOLD_S) / CURSOR_FADE_S
+            self.opacity = max(0.0, min(1.0, 1.0 - faded))
+            if self.opacity == 0.0:
+                self.trail = []
+            return True
         return False
+
+    def hide(self) -> None:
+        """Gone at once (the run stopped or ended); the next move still starts from the last place."""
+        self.opacity, self.ripple, self.progress, self.trail = 0.0, 1.0, 1.0, []
+
+    @property
+    def visible(self) -> bool:
+        return self.position is not None and self.opacity > 0.0
