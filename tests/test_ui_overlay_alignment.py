@@ -8,8 +8,10 @@ import asyncio
 
 import pytest
 import qasync
+from PIL import Image
 from PySide6.QtGui import QImage
 
+from relay_desktop.perception.pixels import pixel_signature, pixels_changed
 from relay_desktop.ui.main_window import MainWindow
 from relay_desktop.ui.screen_geometry import ScreenGeometry, turned_like
 
@@ -41,14 +43,26 @@ def _fill_bounds(image: QImage, seed: tuple[int, int], tolerance: int = 24) -> t
     return min(xs), min(ys), max(xs) + 1, max(ys) + 1
 
 
-async def _frame_turned(window: MainWindow, landscape: bool) -> None:
-    view = window.mirror_view
-    for _ in range(400):
+def _as_pil(image: QImage) -> Image.Image:
+    rgb = image.convertToFormat(QImage.Format.Format_RGB888)
+    return Image.frombuffer("RGB", (rgb.width(), rgb.height()), bytes(rgb.constBits()), "raw", "RGB",
+                            rgb.bytesPerLine(), 1)
+
+
+async def _showing_the_phone_now(window: MainWindow) -> None:
+    """Wait until the window's picture is the phone's screen as it is now (a slow machine's mirror lags)."""
+    view, device = window.mirror_view, window.session.device
+    assert device is not None
+    for _ in range(100):
         image = view._image
-        if image is not None and (image.width() > image.height()) == landscape:
+        shot = await device.screenshot()
+        if image is not None:                     # the same scale, so cell edges fall alike
+            shot = shot.resize((image.width(), image.height()), Image.Resampling.BILINEAR)
+        if image is not None and (image.width() > image.height()) == (shot.width > shot.height) and \
+                pixels_changed(pixel_signature(shot), pixel_signature(_as_pil(image))) is False:
             return
-        await asyncio.sleep(0.02)
-    raise AssertionError("the window never showed the turned screen")
+        await asyncio.sleep(0.1)
+    raise AssertionError("the window never showed the phone's current screen")
 
 
 def _check_fab(window: MainWindow, label: str) -> None:
@@ -101,7 +115,7 @@ def test_each_box_covers_its_elements_own_pixels(window: MainWindow, qt_loop: qa
         window.tabs.setCurrentIndex(1)                          # Inspect: the dump the boxes come from
         for rotation in (0, 1):
             phone.rotate(rotation)
-            await _frame_turned(window, landscape=bool(rotation))
+            await _showing_the_phone_now(window)
             await window.refresh_elements()
             element_map = window.inspector.element_map
             assert element_map is not None

@@ -67,20 +67,32 @@ def run_window(demo: bool = False) -> int:
         app.setWindowIcon(QIcon(str(icon)))
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
+    # The app ends when ``main`` has shut down, not when the last window closes: Qt quitting on its own stopped
+    # the loop while the run and the mirror were still being closed ("Event loop stopped before Future
+    # completed").
+    app.setQuitOnLastWindowClosed(False)
     window = MainWindow()
     window.show()
     freeze_startup_objects()
     uninstall = report_crashes_in(window, loop)
     closed = asyncio.Event()
-    app.lastWindowClosed.connect(closed.set)
+    window.closing.connect(closed.set)
 
     async def main() -> None:
-        if demo:
-            await start_demo(window)
-        else:
-            await window.startup()
+        starting = asyncio.ensure_future(start_demo(window) if demo else window.startup())
+        starting.add_done_callback(lambda task: task.cancelled() or task.exception() is None or
+                                   loop.call_exception_handler({"message": "Starting failed",
+                                                                "exception": task.exception(), "task": task}))
+        await asyncio.wait({starting, asyncio.ensure_future(closed.wait())}, return_when=asyncio.FIRST_COMPLETED)
         await closed.wait()
+        if not starting.done():          # closed while still connecting: connecting stops here
+            starting.cancel()
+            await asyncio.gather(starting, return_exceptions=True)
         await window.shutdown()
+        leftover = [t for t in asyncio.all_tasks() if t is not asyncio.current_task() and not t.done()]
+        for task in leftover:
+            task.cancel()
+        await asyncio.gather(*leftover, return_exceptions=True)
 
     try:
         with loop:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QApplication,
@@ -62,8 +62,11 @@ NO_KEY = ("No API key yet, so the simple rule-based planner drives runs: add a k
 
 
 class MainWindow(QMainWindow):
+    closing = Signal()        # the user closed the window: the app shuts down (see ``app.run_window``)
+
     def __init__(self) -> None:
         super().__init__()
+        self._shutdown: asyncio.Task[None] | None = None
         self.setWindowTitle("Relay Desktop")
         self.app_settings = AppSettings.load()
         app = QApplication.instance()
@@ -449,7 +452,14 @@ class MainWindow(QMainWindow):
                                         swipe_from=(cx - dx * span_x, cy - dy * span_y))
 
     async def shutdown(self) -> None:
-        """Stop the run, let go of the phone, and write the last of the history."""
+        """Stop the run, let go of the phone, and write the last of the history. Once, however often asked
+        (the close event and the app's own exit both ask)."""
+        if self._shutdown is None:
+            self._shutdown = asyncio.ensure_future(self._shut_down())
+        await asyncio.shield(self._shutdown)
+
+    async def _shut_down(self) -> None:
+        self._reinspect.stop()
         await self.session.close()
         await self.recorder.aclose()
         if self.models is not None:
@@ -457,11 +467,8 @@ class MainWindow(QMainWindow):
             self.models = None
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            pass  # closed outside the app's loop (the loop is gone): nothing to schedule on another loop
-        else:
-            self._spawn(self.shutdown())
+        # The shutdown itself is awaited by whoever runs the loop (``app.run_window``), which keeps the loop
+        # going until the run is stopped and the phone let go; stopping the loop first crashed every close.
         self.sink.stop()
+        self.closing.emit()
         super().closeEvent(event)

@@ -1,0 +1,58 @@
+"""Closing the window with a phone connected — no run, a run going, paused or finished — shuts down cleanly: a
+real close event on the app's own loop (``run_window``), exit code 0, no traceback, no crash report."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+SCRIPT = textwrap.dedent('''
+    import asyncio, sys
+    from PySide6.QtCore import QTimer
+    from relay_desktop.sim.tasks import TASKS_BY_ID
+    from relay_desktop.ui import app, main_window
+    from tests.agent_fakes import ScriptedModels
+    from tests.agent_scripts import wifi_agent
+
+    STATE = sys.argv[1]
+
+    async def startup(self):
+        assert await self.connect_device("virtual")
+        TASKS_BY_ID["wifi_on"].setup(self.session.service.phone)
+        if STATE != "none":
+            self.models = ScriptedModels(wifi_agent)
+            self.settings = self.settings.__class__(pace_s=1.0 if STATE != "finished" else 0.0)
+            self.panel.task.setPlainText("Turn on Wi-Fi")
+            self.panel.start.click()
+            while self.session.agent is None or self.session.agent.control.state != "running":
+                await asyncio.sleep(0.02)
+            if STATE == "paused":
+                self.session.agent.control.pause()
+            if STATE == "finished":
+                await asyncio.wait_for(self.session.run_task, 30)
+        print("closing", flush=True)
+        QTimer.singleShot(0, self.close)             # the user's close: a real QCloseEvent on the window
+
+    main_window.MainWindow.startup = startup
+    sys.exit(app.run_window())
+''')
+
+
+@pytest.mark.parametrize("state", ["none", "running", "paused", "finished"])
+def test_closing_the_window_with_a_phone_connected_exits_cleanly(tmp_path: Path, state: str) -> None:
+    env = {**os.environ, "RELAY_DESKTOP_HOME": str(tmp_path), "QT_QPA_PLATFORM": "offscreen",
+           "RELAY_SCRCPY_SERVER_URL": "http://127.0.0.1:9/none", "PYTHONPATH": str(Path(__file__).parents[1])}
+    done = subprocess.run([sys.executable, "-c", SCRIPT, state], env=env, capture_output=True, text=True,
+                          timeout=90, cwd=tmp_path)
+    output = done.stdout + done.stderr
+    assert "closing" in done.stdout, output
+    assert done.returncode == 0, output
+    for trouble in ("Traceback", "Event loop stopped", "Task was destroyed", "RuntimeError", "Something went wrong"):
+        assert trouble not in output, output
+    crashes = [p for p in tmp_path.rglob("*") if "crash" in p.name.lower() and p.is_file()]
+    assert not crashes, crashes
