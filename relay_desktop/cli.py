@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from relay_desktop import __version__
+from relay_desktop.cli_output import silence_stdout
 from relay_desktop.crash import install_crash_handler, with_crash_reports
 from relay_desktop.llm.redaction import install_redaction
 
@@ -27,8 +28,11 @@ DEFAULT_SIM_PORT = 15555
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.DEBUG if getattr(args, "verbose", False) else logging.WARNING,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # The terminal gets the commands' own words; raw log lines only with -v (what matters reaches the run's log).
+    verbose = getattr(args, "verbose", False)
+    logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+                        handlers=None if verbose else [logging.NullHandler()])
     install_redaction()  # before anything can log a key
     install_crash_handler()  # an uncaught exception: a redacted report in the data folder, and where it is
     if args.command is None:
@@ -44,8 +48,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return asyncio.run(with_crash_reports(args.handler(args)))
     except KeyboardInterrupt:
-        print("\nStopped.")
+        print("\nStopped.", file=sys.stderr)
         return 130
+    except BrokenPipeError:         # any command piped into `head`: the reader had enough
+        silence_stdout()
+        return 141
 
 
 def _has_display() -> bool:

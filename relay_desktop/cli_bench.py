@@ -76,7 +76,7 @@ async def _run_bench_command(args: argparse.Namespace) -> int:
         (lambda line: print(line, flush=True))
     say(f"Models: {which}\n{len(tasks)} task{'s' if len(tasks) != 1 else ''} on the virtual phone")
     bench = BenchRun(say=say, mirror=not args.no_mirror, max_steps=args.max_steps, realistic=args.realistic,
-                     history=not args.no_history,
+                     history=not args.no_history, allow_fallback=args.allow_fallback,
                      on_row=lambda row: print(json.dumps(row.to_json(), ensure_ascii=False) if args.json
                                               else format_row(row), flush=True),
                      on_start=None if args.json else lambda mirrored: print(f"\n{header(mirrored)}", flush=True))
@@ -106,8 +106,9 @@ class BenchRun:
     def __init__(self, *, say: Callable[[str], None] = print, mirror: bool = True, max_steps: int | None = None,
                  realistic: bool = False, history: bool = True, on_row: Callable[[BenchRow], None] | None = None,
                  on_event: Callable[[Event], None] | None = None,
-                 on_start: Callable[[bool], None] | None = None) -> None:
+                 on_start: Callable[[bool], None] | None = None, allow_fallback: bool = False) -> None:
         self.say = say
+        self.allow_fallback = allow_fallback   # the rule-based planner may finish a task whose model failed
         self.use_mirror = mirror
         self.max_steps = max_steps
         self.realistic = realistic
@@ -191,7 +192,8 @@ class BenchRun:
         recorder = RunRecorder(store) if store is not None else None
         detach = recorder.attach(bus) if recorder is not None else None
         phone = MirroredPhone(device, mirror)
-        agent = Orchestrator(phone, counting, settings=AgentSettings(max_steps=self.max_steps or task.max_steps),
+        agent = Orchestrator(phone, counting, settings=AgentSettings(max_steps=self.max_steps or task.max_steps,
+                                                                    allow_fallback=self.allow_fallback),
                              bus=bus, handlers=ScriptedUser(task.answers), knowledge=knowledge,
                              describe_models=describe_models)
         if counting is not None:

@@ -6,7 +6,9 @@ hold a key (the user pasted one into the task)."""
 from __future__ import annotations
 
 import json
+import os
 import sys
+from collections.abc import Callable
 from typing import TextIO
 
 from relay_desktop.agent.events import (
@@ -23,7 +25,7 @@ from relay_desktop.agent.events import (
 )
 from relay_desktop.llm.redaction import redact
 
-__all__ = ["EventPrinter"]
+__all__ = ["EventPrinter", "silence_stdout"]
 
 _MARKS = {"success": "✔", "failed": "✘", "stopped": "■", "max_steps": "✘", "error": "✘"}
 
@@ -33,23 +35,47 @@ def _short(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
+def silence_stdout() -> None:
+    """Point stdout at the null device: its reader went away (``| head``), and Python would otherwise fail
+    once more flushing it at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):   # no real file descriptor (a test's captured stream)
+        pass
+
+
 class EventPrinter:
     def __init__(self, json_lines: bool = False, stream: TextIO | None = None) -> None:
         self.json_lines = json_lines
         self.stream = stream or sys.stdout
+        self.closed = False                            # the reader of our output went away
+        self.on_closed: Callable[[], None] | None = None
+
+    def _print(self, text: str, target: TextIO) -> None:
+        if self.closed and target is self.stream:
+            return
+        try:
+            print(redact(text), file=target, flush=True)
+        except BrokenPipeError:       # `relay-desktop run … | head -3`: the reader had enough
+            if target is self.stream:
+                self.closed = True
+                silence_stdout()
+                if self.on_closed is not None:
+                    self.on_closed()
 
     def line(self, text: str) -> None:
         """A line of the command's own (not an event): on stderr in JSON mode, so stdout stays parseable."""
-        target = sys.stderr if self.json_lines else self.stream
-        print(redact(text), file=target, flush=True)
+        self._print(text, sys.stderr if self.json_lines else self.stream)
 
     def print_event(self, event: Event) -> None:
         if self.json_lines:
-            print(redact(json.dumps(event.to_json(), ensure_ascii=False, default=str)), file=self.stream, flush=True)
+            self._print(json.dumps(event.to_json(), ensure_ascii=False, default=str), self.stream)
             return
         text = self.format(event)
         if text is not None:
-            print(redact(text), file=self.stream, flush=True)
+            self._print(text, self.stream)
 
     @staticmethod
     def format(event: Event) -> str | None:

@@ -18,7 +18,7 @@ from typing import Any
 
 from relay_desktop.agent.events import Event, EventBus
 from relay_desktop.agent.safety import Handlers
-from relay_desktop.agent.settings import AgentSettings, RunResult
+from relay_desktop.agent.settings import AgentSettings, RunResult, task_problem
 from relay_desktop.cli_output import EventPrinter
 from relay_desktop.device.errors import DeviceError
 from relay_desktop.llm.config import DEFAULT_MODELS, ROLES, LLMSettings, ModelRef, builtin_provider
@@ -63,6 +63,9 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", action="append", default=[], metavar="[ROLE=]PROVIDER/MODEL",
                         help="the model for a role (fast, planning, verifier) or for all roles; repeatable")
     parser.add_argument("--fallback", action="store_true", help="use the rule-based planner, no model")
+    parser.add_argument("--allow-fallback", action="store_true",
+                        help="if the model cannot be used (no key, server down), let the rule-based planner carry "
+                             "on instead of ending with an error")
 
 
 def models_from_args(args: argparse.Namespace, keys: KeyStore | None = None) -> tuple[LLMSettings | None, str]:
@@ -152,9 +155,13 @@ async def _run_task(args: argparse.Namespace) -> int:
 
     out = EventPrinter(json_lines=args.json)
     try:
+        problem = task_problem(args.task)
+        if problem is not None:          # before a phone is touched or a run is saved
+            raise ValueError(problem)
         if args.pace < 0:
             raise ValueError("--pace cannot be negative")
         settings = AgentSettings(max_steps=args.max_steps, screenshots=not args.no_screenshots, pace_s=args.pace,
+                                 allow_fallback=args.allow_fallback,
                                  shell_allowed=tuple(p.strip() for p in args.allow_shell if p.strip()))
         llm, which = models_from_args(args)
     except ValueError as exc:
@@ -186,7 +193,8 @@ async def _run_task(args: argparse.Namespace) -> int:
                          knowledge=AppKnowledgeCache(models=router) if router is not None else None,
                          describe_models=llm.to_dict() if llm is not None else {"planner": "fallback"})
     task = asyncio.ensure_future(agent.run(args.task))
-    _stop_on_interrupt(task, agent)
+    stop = _stop_on_interrupt(task, agent)
+    out.on_closed = stop            # the output's reader went away: stop as Ctrl+C would, quietly
     try:
         result: RunResult = await task
     finally:
@@ -202,7 +210,11 @@ async def _run_task(args: argparse.Namespace) -> int:
         await phone_cm.__aexit__(None, None, None)
     if recorder.error:
         out.line(f"History not saved: {recorder.error}")
+    if agent.models_failed is not None and result.outcome == "error":
+        out.line("To let the rule-based planner carry on when the model cannot be used, add --allow-fallback.")
     out.line(f"Saved as run {result.run_id} (relay-desktop runs show {result.run_id})")
+    if out.closed:
+        return 141                  # as a command ended by a closed pipe (128 + SIGPIPE)
     return 0 if result.success else 130 if result.outcome == "stopped" else 1
 
 
@@ -230,8 +242,9 @@ async def start_mirror(device: Any, say: Callable[[str], None], built_in: bool =
     return mirror
 
 
-def _stop_on_interrupt(task: asyncio.Future[Any], agent: Any) -> None:
-    """Ctrl+C stops the run cleanly (history saved, no further device commands) instead of killing it."""
+def _stop_on_interrupt(task: asyncio.Future[Any], agent: Any) -> Callable[[], None]:
+    """Ctrl+C stops the run cleanly (history saved, no further device commands) instead of killing it; returns
+    the function that does that, for other reasons to stop."""
     loop = asyncio.get_running_loop()
     stopping: set[asyncio.Task[None]] = set()
 
@@ -244,6 +257,7 @@ def _stop_on_interrupt(task: asyncio.Future[Any], agent: Any) -> None:
         task.add_done_callback(lambda _: loop.remove_signal_handler(signal.SIGINT))
     except (NotImplementedError, RuntimeError):  # Windows' loop, or not the main thread
         pass
+    return interrupt
 
 
 def _suite_task(text: str) -> Any:

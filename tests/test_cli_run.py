@@ -71,13 +71,12 @@ def test_run_with_a_model_prints_json_lines(home: Path, capsys: pytest.CaptureFi
     ("   ", "the task is empty"),
     ("x" * 100_000, "the task is 100,000 characters long; the limit is 4,000"),
 ])
-def test_bad_tasks_end_with_a_clear_outcome_saved_in_history(task: str, message: str, home: Path,
-                                                             capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["run", task, "--sim", "--fallback"]) == 1
-    assert message in capsys.readouterr().out
+def test_bad_tasks_are_refused_plainly_before_a_phone_or_history(task: str, message: str, home: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", task, "--sim", "--fallback"]) == 2
+    assert message in capsys.readouterr().err
     assert main(["runs", "list", "--json"]) == 0
-    listed = json.loads(capsys.readouterr().out)
-    assert listed and listed[0]["outcome"] == "error"
+    assert json.loads(capsys.readouterr().out) == []
 
 
 def test_an_unknown_device_is_a_clear_error(home: Path, capsys: pytest.CaptureFixture[str]) -> None:

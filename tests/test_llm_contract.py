@@ -16,7 +16,7 @@ from PIL import Image
 from relay_desktop.llm.costs import CostMeter
 from relay_desktop.llm.errors import (
     AllProvidersFailed,
-    ConnectionFailed,
+    ConnectionRefused,
     InvalidApiKey,
     InvalidOutput,
     ModelNotFound,
@@ -256,12 +256,13 @@ async def test_every_model_failing_says_why_for_each(fake_llm: FakeLLMServer, ta
     assert "backup/" in str(caught.value)
 
 
-async def test_no_server_is_no_network(target: str) -> None:
+async def test_no_server_listening_is_a_refused_connection_not_no_network(target: str) -> None:
     with FakeLLMServer() as server:
         harness = make_router(server, target, retry=RetryPolicy(max_attempts=2, base_delay=0.01))
-    # The server is gone: nothing listens on its port any more.
-    with pytest.raises(ConnectionFailed, match="Could not reach"):
+    # The server is gone: nothing listens on its port any more. The network is fine: say what is wrong.
+    with pytest.raises(ConnectionRefused, match="refused the connection") as caught:
         await harness.router.generate("fast", plan_request())
+    assert caught.value.status_word == "connection refused"
     assert len(harness.sleeps.delays) == 1
 
 

@@ -131,8 +131,8 @@ async def test_check_provider_tells_the_failures_apart(fake_llm: FakeLLMServer, 
     with FakeLLMServer() as gone:
         dead = provider_settings(gone, target)
     [offline] = await check_provider(dead, "m-good", keys)
-    assert (offline.ok, offline.status) == (False, "no network")
-    assert "Could not reach" in offline.message
+    assert (offline.ok, offline.status) == (False, "connection refused")     # nothing listens: not "no network"
+    assert "refused the connection" in offline.message
 
 
 async def test_check_provider_tries_every_key(fake_llm: FakeLLMServer) -> None:

@@ -48,7 +48,7 @@ from relay_desktop.agent.prompts import as_data, fast_system_prompt, fast_user_p
 from relay_desktop.agent.review import Reviewer
 from relay_desktop.agent.run_state import RunState
 from relay_desktop.agent.safety import Handlers
-from relay_desktop.agent.settings import MAX_TASK_CHARS, AgentSettings, RunResult
+from relay_desktop.agent.settings import MAX_TASK_CHARS, AgentSettings, RunResult, task_problem
 from relay_desktop.agent.step_results import no_visible_effect
 from relay_desktop.agent.verifiers import CompletionVerifier, ProgressChecker
 from relay_desktop.device.errors import (
@@ -97,6 +97,7 @@ class Orchestrator:
         self.control.on_change = lambda state, reason: self.emit(
             RunStateChanged(run_id=self.run_id, state=state, reason=reason))
         self.fallback_mode = models is None
+        self.models_failed: LLMError | None = None    # why the models stopped being asked, if they did
         self.iteration = 0
         self.memory = Memory()
         self.state: RunState | None = None
@@ -164,11 +165,9 @@ class Orchestrator:
         self.log(event.message, "warning")
 
     async def _run_checked(self, task: str) -> tuple[Outcome, str]:
-        if not task:
-            return "error", "the task is empty: say what the agent should do on the phone"
-        if len(task) > MAX_TASK_CHARS:
-            return "error", (f"the task is {len(task):,} characters long; the limit is {MAX_TASK_CHARS:,}. "
-                             "Describe what to do in a few sentences.")
+        problem = task_problem(task)
+        if problem is not None:
+            return "error", problem
         self.conversation = Conversation(task)
         self.guards = LoopGuards()
         self.executor = Executor(self.phone, self.control, shell_allowed=self.settings.shell_allowed)
@@ -384,8 +383,12 @@ class Orchestrator:
         return plan
 
     def _without_models(self, exc: LLMError) -> None:
-        """Every model failed: the rule-based planner drives the rest of the run, and no model is asked anything
-        more (planning, progress, completion), since each question would wait out the same timeouts or errors."""
+        """Every model failed. Unless the user allowed the rule-based planner to take over, the run ends here
+        with an error naming the model. If allowed, the planner drives the rest of the run, and no model is asked
+        anything more (planning, progress, completion): each question would wait out the same errors."""
+        self.models_failed = exc
+        if not self.settings.allow_fallback:
+            raise RunFinishedSignal("error", f"{_model_names(exc)} could not be used: {exc}")
         self.fallback_mode = True
         self.completion = None
         if self.state is not None:
@@ -394,6 +397,15 @@ class Orchestrator:
         self.coordinator.cancel()
         self.log(f"Every model failed ({exc}); the rule-based fallback planner takes over for the rest of the run.",
                  "warning")
+
+
+def _model_names(exc: LLMError) -> str:
+    """Which model(s) an error is about, as the user named them: "the model openai/gpt-4.1"."""
+    failures = getattr(exc, "failures", None) or [exc]
+    names = list(dict.fromkeys(f"{f.provider}/{f.model}" for f in failures if f.provider and f.model))
+    if not names:
+        return "the model"
+    return f"the model {names[0]}" if len(names) == 1 else f"the models {', '.join(names)}"
 
 
 def _device_failure(exc: DeviceError) -> str:

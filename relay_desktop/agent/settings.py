@@ -13,6 +13,17 @@ __all__ = ["MAX_TASK_CHARS", "AgentSettings", "RunResult"]
 MAX_TASK_CHARS = 4000
 
 
+def task_problem(task: str) -> str | None:
+    """Why a task cannot be run as given (a sentence to show), or None. Asked before a phone is touched."""
+    task = task.strip()
+    if not task:
+        return "the task is empty: say what the agent should do on the phone"
+    if len(task) > MAX_TASK_CHARS:
+        return (f"the task is {len(task):,} characters long; the limit is {MAX_TASK_CHARS:,}. "
+                "Describe what to do in a few sentences.")
+    return None
+
+
 @dataclass(frozen=True)
 class AgentSettings:
     max_steps: int = 50
@@ -35,6 +46,9 @@ class AgentSettings:
     max_self_heals: int = 3
     fast_max_tokens: int = 1024
     shell_allowed: tuple[str, ...] = ()    # adb shell command prefixes the agent may run; empty: no shell tool
+    # When every model fails mid-run, the rule-based planner carries on only if the user allowed it; otherwise
+    # the run ends with an error naming the model, never a "success" a model the user chose did not earn.
+    allow_fallback: bool = False
 
     def __post_init__(self) -> None:
         if not 1 <= self.max_steps <= 500:

@@ -74,10 +74,28 @@ class ServerError(LLMError):
 
 
 class ConnectionFailed(LLMError):
-    """No answer at all: no network, DNS failure, refused or dropped connection."""
+    """No answer at all: the connection failed or dropped, for a reason the system did not say."""
 
     retryable = True
+    status_word = "connection failed"
+
+
+class NoNetwork(ConnectionFailed):
+    """This computer has no route to the network (it is offline)."""
+
     status_word = "no network"
+
+
+class HostNotFound(ConnectionFailed):
+    """The server's name did not resolve (a typo in the address, or no DNS)."""
+
+    status_word = "host not found"
+
+
+class ConnectionRefused(ConnectionFailed):
+    """The server's machine answered, but nothing listens at that port (a local server not started)."""
+
+    status_word = "connection refused"
 
 
 class RequestTimedOut(LLMError):

@@ -176,7 +176,11 @@ class ModelRouter:
     async def _call_with_retries(self, provider: Provider, ref: ModelRef, request: LLMRequest,
                                  mode: OutputMode) -> tuple[Completion, int]:
         policy = self.settings.retry
-        pool = await self._pool(provider)
+        try:
+            pool = await self._pool(provider)
+        except LLMError as error:       # a provider without a key: the error names the model that needed it
+            error.provider, error.model = error.provider or ref.provider, error.model or ref.model
+            raise
         deadline = self._clock() + policy.max_total
         max_calls = policy.max_attempts * max(1, pool.size if pool is not None else 1)
         last_error: LLMError | None = None

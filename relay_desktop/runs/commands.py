@@ -54,6 +54,9 @@ async def _run(args: argparse.Namespace) -> int:
         store.close()
 
 
+_DRIVER_SHORT = {"model": "model", "rule-based planner": "rules", "": "–"}
+
+
 def _list(store: RunStore, limit: int, as_json: bool) -> int:
     runs = store.list_runs(limit)
     if as_json:
@@ -62,11 +65,12 @@ def _list(store: RunStore, limit: int, as_json: bool) -> int:
     if not runs:
         print('No runs yet. Try: relay-desktop run "Turn on Wi-Fi" --sim')
         return 0
-    print(f"{'id':24} {'started':16} {'outcome':11} {'steps':>5} {'time':>7} {'cost':>8}  task")
+    print(f"{'id':24} {'started':16} {'outcome':11} {'by':11} {'steps':>5} {'time':>7} {'cost':>8}  task")
     for r in runs:
         started = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.started_at))
         task = r.task if len(r.task) <= 50 else r.task[:49] + "…"
-        print(f"{r.id:24} {started:16} {r.outcome:11} {r.steps:5d} {r.elapsed_s:6.1f}s ${r.cost_usd:7.4f}  {task}")
+        print(f"{r.id:24} {started:16} {r.outcome:11} {_DRIVER_SHORT.get(r.driver, 'model→rules'):11} "
+              f"{r.steps:5d} {r.elapsed_s:6.1f}s ${r.cost_usd:7.4f}  {task}")
     return 0
 
 
@@ -82,6 +86,8 @@ def _show(store: RunStore, run_id: str, as_json: bool) -> int:
         return 0
     print(f"{s.id}: {s.task}")
     print(f"  {s.outcome} — {s.reason}")
+    if s.driver:
+        print(f"  driven by the {s.driver}")
     print(f"  {s.steps} steps, {s.elapsed_s:.1f} s, {s.input_tokens + s.output_tokens:,} tokens, ${s.cost_usd:.4f}, "
           f"device {s.serial}")
     for step in record.steps:

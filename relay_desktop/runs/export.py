@@ -105,7 +105,8 @@ def render_html(store: RunStore, record: RunRecord) -> str:
     s = record.summary
     started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(s.started_at))
     rows = [("Outcome", f'<span class="{_OUTCOME.get(s.outcome, "")}">{_e(s.outcome)}</span> — {_e(s.reason)}'),
-            ("Started", _e(started)), ("Device", _e(s.serial)), ("Steps", _e(s.steps)),
+            ("Driven by", _e(s.driver or "–")), ("Started", _e(started)), ("Device", _e(s.serial)),
+            ("Steps", _e(s.steps)),
             ("Time", f"{s.elapsed_s:.1f} s"), ("Tokens", f"{s.input_tokens:,} in, {s.output_tokens:,} out"),
             ("Cost", f"${s.cost_usd:.4f}")]
     summary = "".join(f"<tr><td>{k}</td><td>{v}</td></tr>" for k, v in rows)

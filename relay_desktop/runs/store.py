@@ -64,6 +64,9 @@ class RunSummary:
     input_tokens: int
     output_tokens: int
     cost_usd: float
+    # Who planned the steps: "model", "rule-based planner", "model, then the rule-based planner from step N",
+    # or "" when no step was planned. Read from the steps themselves, so older histories say it too.
+    driver: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -195,7 +198,7 @@ class RunStore:
         with self._lock:
             rows = self._connect().execute(
                 "SELECT id, task, serial, started_at, finished_at, outcome, reason, steps, elapsed_s, input_tokens, "
-                "output_tokens, cost_usd FROM runs ORDER BY started_at DESC LIMIT ? OFFSET ?",
+                f"output_tokens, cost_usd, {_DRIVER_COLUMNS} FROM runs ORDER BY started_at DESC LIMIT ? OFFSET ?",
                 (limit, offset)).fetchall()
         return [_summary(row) for row in rows]
 
@@ -217,12 +220,12 @@ class RunStore:
         with self._lock:
             db = self._connect()
             row = db.execute("SELECT id, task, serial, started_at, finished_at, outcome, reason, steps, elapsed_s, "
-                             "input_tokens, output_tokens, cost_usd, settings FROM runs WHERE id=?",
-                             (run_id,)).fetchone()
+                             f"input_tokens, output_tokens, cost_usd, {_DRIVER_COLUMNS}, settings FROM runs "
+                             "WHERE id=?", (run_id,)).fetchone()
             steps = db.execute("SELECT * FROM steps WHERE run_id=? ORDER BY step", (run_id,)).fetchall()
             log = db.execute("SELECT time, step, level, message FROM log WHERE run_id=? ORDER BY rowid",
                              (run_id,)).fetchall()
-        return RunRecord(_summary(row[:12]), json.loads(row[12] or "{}"), [_step(s) for s in steps],
+        return RunRecord(_summary(row[:14]), json.loads(row[14] or "{}"), [_step(s) for s in steps],
                          [{"time": t, "step": s, "level": lv, "message": m} for t, s, lv, m in log])
 
     def screenshot_path(self, record: StepRecord) -> Path | None:
@@ -246,11 +249,23 @@ class RunStore:
         await asyncio.to_thread(self.delete_run, run_id)
 
 
+_DRIVER_COLUMNS = ("(SELECT COUNT(*) FROM steps s WHERE s.run_id = runs.id AND s.source = 'model'), "
+                   "(SELECT MIN(step) FROM steps s WHERE s.run_id = runs.id AND s.source = 'fallback')")
+
+
+def _driver(model_steps: int, fallback_from: int | None) -> str:
+    if fallback_from is None:
+        return "model" if model_steps else ""
+    if not model_steps:
+        return "rule-based planner"
+    return f"model, then the rule-based planner from step {fallback_from}"
+
+
 def _summary(row: tuple[Any, ...]) -> RunSummary:
-    rid, task, serial, started, finished, outcome, reason, steps, elapsed, tin, tout, cost = row
+    rid, task, serial, started, finished, outcome, reason, steps, elapsed, tin, tout, cost, models, rules = row
     return RunSummary(rid, task, serial or "", started, finished, outcome or "interrupted",
                       reason or ("the app stopped before the run finished" if outcome is None else ""),
-                      steps or 0, elapsed or 0.0, tin or 0, tout or 0, cost or 0.0)
+                      steps or 0, elapsed or 0.0, tin or 0, tout or 0, cost or 0.0, _driver(models or 0, rules))
 
 
 def _step(row: tuple[Any, ...]) -> StepRecord:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import errno
 import hashlib
 import json
 import logging
+import socket
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any, ClassVar, Generic, TypeVar
@@ -18,9 +20,12 @@ from relay_desktop.llm.config import ProviderKind, ProviderSettings
 from relay_desktop.llm.errors import (
     BadRequest,
     ConnectionFailed,
+    ConnectionRefused,
+    HostNotFound,
     InvalidApiKey,
     LLMError,
     ModelNotFound,
+    NoNetwork,
     PermissionDenied,
     QuotaExhausted,
     RateLimited,
@@ -159,8 +164,19 @@ class Provider(ABC, Generic[ClientT]):
         cause = error.__cause__ or error.__context__
         if cause is not None and str(cause):
             reason = redact(str(cause))
+        who = {"provider": self.name, "model": model}
+        kind = connection_failure_kind(error)
+        if kind == "refused":
+            return ConnectionRefused(f"{self.name} at {self.host} refused the connection: is the server running, "
+                                     "and is the address right?", **who)
+        if kind == "dns":
+            return HostNotFound(f"Could not find {self.host} ({reason}): check the address, or the network's "
+                                "DNS.", **who)
+        if kind == "offline":
+            return NoNetwork(f"Could not reach {self.name} at {self.host}: this computer has no network "
+                             f"({reason}).", **who)
         return ConnectionFailed(f"Could not reach {self.name} at {self.host}: {reason}. Check the network "
-                                "connection, or that the server is running.", provider=self.name, model=model)
+                                "connection, or that the server is running.", **who)
 
     def timeout_error(self, model: str) -> LLMError:
         return RequestTimedOut(f"{self.name} did not answer within {self.settings.timeout:g} s.",
@@ -169,6 +185,33 @@ class Provider(ABC, Generic[ClientT]):
     def unreadable_response(self, model: str, detail: str) -> LLMError:
         return ServerError(f"{self.name} sent a response that could not be read ({redact(detail)[:200]}).",
                            provider=self.name, model=model)
+
+
+def connection_failure_kind(error: BaseException) -> str:
+    """Why a connection failed, from the exception and its causes: "refused", "dns", "offline" or ""."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    texts: list[str] = []
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, ConnectionRefusedError):
+            return "refused"
+        if isinstance(current, socket.gaierror):
+            return "dns"
+        if isinstance(current, OSError) and current.errno in (errno.ENETUNREACH, errno.ENETDOWN):
+            return "offline"
+        texts.append(str(current).lower())
+        current = current.__cause__ or current.__context__
+    text = " ".join(texts)
+    # httpx (through anyio) flattens the refusal into a message; each wording is what it says on Linux/macOS.
+    if "connection refused" in text or "all connection attempts failed" in text or "errno 111" in text:
+        return "refused"
+    if "name or service not known" in text or "nodename nor servname" in text or \
+            "temporary failure in name resolution" in text or "getaddrinfo failed" in text:
+        return "dns"
+    if "network is unreachable" in text:
+        return "offline"
+    return ""
 
 
 def _seconds(value: float) -> str:
