@@ -168,3 +168,12 @@ def test_history_replays_a_finished_run_and_exports_it(window: MainWindow, qt_lo
         await window.shutdown()
 
     qt_loop.run_until_complete(asyncio.wait_for(scenario(), 60))
+
+
+def test_start_with_an_empty_task_says_why_and_touches_nothing(window: MainWindow) -> None:
+    window.panel.task.setPlainText("   \n ")
+    window.panel.start.click()
+    assert any(line.startswith("· Cannot start: the task is empty") for line in window.log_view.lines())
+    assert window.session.agent is None and window.session.device is None
+    assert window.panel.start.isEnabled() and not window.panel.stop.isEnabled()
+    assert window.store.list_runs() == []

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from relay_desktop.agent import EventBus, Handlers
 from relay_desktop.agent.actions import finger_vector
+from relay_desktop.agent.settings import task_problem
 from relay_desktop.agent.events import (
     ActionStarted,
     Event,
@@ -342,6 +343,11 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------ runs
 
     def _start(self, task: str) -> None:
+        problem = task_problem(task)
+        if problem is not None:
+            self.say(f"Cannot start: {problem}.")
+            self.panel.task.setFocus()
+            return
         if self.session.device is None:
             self.say("Connect a phone first (or start the virtual phone).")
             return

@@ -67,9 +67,9 @@ class TaskPanel(QWidget):
         self.set_state("idle")
 
     def _start(self) -> None:
-        text = self.task.toPlainText().strip()
-        if text and self.start.isEnabled():
-            self.start_requested.emit(text)
+        # Even an empty task is passed on: the window says why it cannot start, rather than nothing happening.
+        if self.start.isEnabled():
+            self.start_requested.emit(self.task.toPlainText().strip())
 
     def _send(self) -> None:
         text = self.message.text().strip()
