@@ -20,6 +20,7 @@ from relay_desktop.agent.events import (
     PlanReceived,
     RunFinished,
     RunStarted,
+    RunStateChanged,
     ScreenCaptured,
     Verification,
 )
@@ -79,6 +80,14 @@ class EventPrinter:
 
     @staticmethod
     def format(event: Event) -> str | None:
+        if isinstance(event, RunStateChanged):   # pause, resume and stop; the first "running" says nothing new
+            if event.state == "paused":
+                return f"⏸ Paused: {event.reason}" if event.reason else "⏸ Paused"
+            if event.state == "running" and event.reason == "resumed":
+                return "▶ Resumed"
+            if event.state == "stopping":
+                return f"■ Stopping: {event.reason}" if event.reason else "■ Stopping"
+            return None
         if isinstance(event, RunStarted):
             return (f'Run {event.run_id} on {event.serial}: "{_short(event.task, 100)}" '
                     f"(at most {event.max_steps} steps)")

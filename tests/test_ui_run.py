@@ -182,8 +182,11 @@ def test_pause_during_a_model_call_holds_after_it_and_resume_finishes_the_task(
         window.panel.pause.click()
         assert states[-1] == "paused" and window.panel.resume.isEnabled() and not window.panel.pause.isEnabled()
         assert not window.mirror_view.boxes.boxes, "boxes stay drawn over a paused run's screen"
+        assert any(line.startswith("⏸ Paused") for line in window.log_view.lines())
+        ticked = window.panel.stats["elapsed"].text()
         release.set()
-        await asyncio.sleep(0.5)
+        await asyncio.sleep(1.3)
+        assert window.panel.stats["elapsed"].text() != ticked, "elapsed time froze during the pause"
         assert len(calls) == 2 and not finished, "the agent went on while paused"
         assert not window.mirror_view.boxes.boxes and window.mirror_view.boxes.target is None
         window.panel.resume.click()
@@ -194,6 +197,7 @@ def test_pause_during_a_model_call_holds_after_it_and_resume_finishes_the_task(
     qt_loop.run_until_complete(asyncio.wait_for(scenario(), 60))
     assert finished[0].outcome == "success"
     assert "running" in states[states.index("paused"):]
+    assert "▶ Resumed" in window.log_view.lines()
 
 
 def test_the_agents_question_and_confirmation_are_dialogs_that_leave_the_loop_running(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -23,7 +24,6 @@ from PySide6.QtWidgets import (
 
 from relay_desktop.agent import EventBus, Handlers
 from relay_desktop.agent.actions import finger_vector
-from relay_desktop.agent.settings import task_problem
 from relay_desktop.agent.events import (
     ActionStarted,
     Event,
@@ -35,6 +35,7 @@ from relay_desktop.agent.events import (
     ScreenCaptured,
     StepStarted,
 )
+from relay_desktop.agent.settings import task_problem
 from relay_desktop.app_settings import AppSettings
 from relay_desktop.device.models import DeviceInfo
 from relay_desktop.llm.keys import KeyStore
@@ -167,6 +168,11 @@ class MainWindow(QMainWindow):
         self.sink.frame_ready.connect(lambda: self.status_fps.setText(f"{self.mirror_view.fps:.0f} fps"))
         self._tasks: set[asyncio.Task[Any]] = set()
         self._run_started: float | None = None      # live stats of the run in progress
+        # Elapsed time ticks by itself (a pause or a long model call sends no events), in whole seconds so the
+        # final figure (tenths, measured from just before the start) never reads lower than the last tick.
+        self._clock = QTimer(self)
+        self._clock.setInterval(1000)
+        self._clock.timeout.connect(self._tick)
         self._tokens, self._cost = 0, 0.0
         self.resize(1200, 860)
 
@@ -393,10 +399,11 @@ class MainWindow(QMainWindow):
         self._speak(event)
         if isinstance(event, RunStarted):
             self._run_started, self._tokens, self._cost = event.time, 0, 0.0
-            for name in ("step", "elapsed", "tokens", "cost", "approach"):
+            for name in ("step", "tokens", "cost", "approach"):
                 self.panel.set_stat(name, "–")
-        elif self._run_started is not None:
-            self.panel.set_stat("elapsed", f"{event.time - self._run_started:.0f} s")
+            self._clock.start()
+        if self._run_started is not None:
+            self._tick()
         view = self.mirror_view
         if isinstance(event, ScreenCaptured):
             if all(event.display):
@@ -426,6 +433,7 @@ class MainWindow(QMainWindow):
             if event.state != "running":     # paused or stopping: what was drawn is about to be out of date
                 view.hide_overlays()
         elif isinstance(event, RunFinished):
+            self._clock.stop()
             view.hide_overlays()
             view.cursor.hide()
             self.panel.set_state("finished")
@@ -436,6 +444,10 @@ class MainWindow(QMainWindow):
             self.say(f"Run {event.outcome}: {event.reason}")
             if self.recorder.error:
                 self.say(f"History not saved: {self.recorder.error}")
+
+    def _tick(self) -> None:
+        if self._run_started is not None:
+            self.panel.set_stat("elapsed", f"{int(time.time() - self._run_started)} s")
 
     def _speak(self, event: Event) -> None:
         name = None
