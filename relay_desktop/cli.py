@@ -165,7 +165,8 @@ async def _run_sim(args: argparse.Namespace) -> int:
     try:
         _print_banner(service, adb)
         if args.demo and adb is not None and not args.require_auth:
-            await _demo(service, adb)
+            # The demo is a finite command: it ends (and the phone with it) once every task was tried.
+            return 0 if await _demo(service, adb) else 1
         print("Press Ctrl+C to stop.", flush=True)
         await asyncio.Event().wait()
     finally:
@@ -194,7 +195,8 @@ def _print_banner(service: VirtualPhoneService, adb: AdbServer | None) -> None:
     print(f"    {adb_cmd} -s {service.serial} shell input tap 540 1200", flush=True)
 
 
-async def _demo(service: VirtualPhoneService, adb: AdbServer) -> None:
+async def _demo(service: VirtualPhoneService, adb: AdbServer) -> bool:
+    """Every built-in task solved by its scripted solution; True when all were."""
     from relay_desktop.sim.tasks import ALL_TASKS
 
     device = await adb.device(service.serial)
@@ -212,8 +214,9 @@ async def _demo(service: VirtualPhoneService, adb: AdbServer) -> None:
         mark = "✓" if result.ok else "✗"
         solved += result.ok
         print(f"  {mark} {task.goal}  ({time.monotonic() - started:.1f} s: {result.detail})", flush=True)
-    print(f"{solved}/{len(ALL_TASKS)} tasks solved.\n")
+    print(f"{solved}/{len(ALL_TASKS)} tasks solved.")
     service.phone.go_home()
+    return solved == len(ALL_TASKS)
 
 
 async def _run_devices(args: argparse.Namespace) -> int:

@@ -101,3 +101,33 @@ def test_a_closed_pipe_ends_quietly(tmp_path: Path, adb_server: AdbTestServer) -
     assert "Traceback" not in err and "BrokenPipeError" not in err, err
     assert code in (0, 141), err       # done, or ended by the closed pipe as `head` expects
     assert not list(tmp_path.rglob("crash-*")), list(tmp_path.rglob("*crash*"))
+
+
+def test_exporting_into_a_missing_folder_names_the_folder_not_the_history(
+        home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "Turn on Wi-Fi", "--sim", "--fallback", "--no-mirror"]) == 0
+    run_id = capsys.readouterr().out.rsplit("Saved as run ", 1)[1].split()[0]
+    assert main(["runs", "export", run_id, "-o", str(home / "nowhere" / "r.html")]) == 1
+    err = capsys.readouterr().err
+    assert "cannot write" in err and "does not exist" in err and "history" not in err
+
+
+def test_elements_on_a_picture_says_it_is_a_picture_without_dumping_bytes(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from PIL import Image
+
+    picture = tmp_path / "screen.png"
+    Image.new("RGB", (10, 10), "white").save(picture)
+    assert main(["elements", str(picture)]) == 1
+    err = capsys.readouterr().err
+    assert "this is a PNG image, not a UI dump" in err
+    assert "\\x" not in err and "IHDR" not in err
+
+
+def test_the_sim_demo_ends_once_every_task_was_tried(adb_server: AdbTestServer, tmp_path: Path) -> None:
+    env = {**os.environ, "RELAY_DESKTOP_HOME": str(tmp_path), "ANDROID_ADB_SERVER_PORT": str(adb_server.port)}
+    done = subprocess.run([sys.executable, "-m", "relay_desktop", "sim", "--port", "0", "--demo"], env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert "Press Ctrl+C" not in done.stdout and "Traceback" not in done.stderr, done.stderr[-2000:]
+    solved, tried = done.stdout.rsplit(" tasks solved.", 1)[0].rsplit("\n", 1)[1].split("/")
+    assert done.returncode == (0 if solved == tried else 1)       # the exit code says whether all were

@@ -59,15 +59,41 @@ def parse_hierarchy(source: str | bytes) -> UITree:
     return builder.finish(warnings)
 
 
+def _picture_kind(text: str) -> str | None:
+    """Which kind of picture the (UTF-8 decoded, errors replaced) input is, if it is one."""
+    head = text[:16]
+    if head[1:4] == "PNG":
+        return "a PNG image"
+    if head[6:10] in ("JFIF", "Exif"):
+        return "a JPEG image"
+    if head.startswith("GIF8"):
+        return "a GIF image"
+    if head.startswith("RIFF") and head[8:12] == "WEBP":
+        return "a WebP image"
+    return None
+
+
+def _not_a_dump(text: str) -> str:
+    """Why the input is not a UI dump, without echoing binary bytes onto a terminal."""
+    snippet = text.strip()[:60]
+    if not snippet:
+        return "the input is empty"
+    picture = _picture_kind(text)
+    if picture is not None:
+        return (f"this is {picture}, not a UI dump: give the XML from `adb shell uiautomator dump` "
+                "(a screenshot goes with --screenshot)")
+    if any(not (ch.isprintable() or ch in "\r\n\t") for ch in snippet):
+        return "no UI hierarchy in the input (it is binary data, not the XML of a UI dump)"
+    return f"no UI hierarchy in the input (it starts with {snippet!r})"
+
+
 def _extract_xml(text: str) -> tuple[str, list[str]]:
     warnings: list[str] = []
     start = text.find("<hierarchy")
     if start < 0:
         node = text.find("<node")
         if node < 0:
-            snippet = text.strip()[:60]
-            raise HierarchyParseError(f"no UI hierarchy in the input (it starts with {snippet!r})"
-                                      if snippet else "the input is empty")
+            raise HierarchyParseError(_not_a_dump(text))
         # A bare node dump (some tools strip the root): give it one so it parses.
         end = text.rfind(">")
         return f"<hierarchy>{text[node:end + 1]}</hierarchy>", ["the dump has no <hierarchy> root"]

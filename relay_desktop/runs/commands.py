@@ -101,6 +101,14 @@ def _show(store: RunStore, run_id: str, as_json: bool) -> int:
 def _export(store: RunStore, run_id: str, output: str | None) -> int:
     full = store.resolve(run_id)
     out = Path(output) if output else Path(f"run-{full}.html")
-    export_html(store, full, out)
+    if not out.parent.is_dir():
+        print(f"relay-desktop runs export: cannot write {out}: the folder {out.parent} does not exist",
+              file=sys.stderr)
+        return 1
+    try:
+        export_html(store, full, out)
+    except OSError as exc:           # the history was read; writing the report is what failed
+        print(f"relay-desktop runs export: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
     print(out)
     return 0
