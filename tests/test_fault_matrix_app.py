@@ -248,7 +248,7 @@ async def test_a_retry_after_longer_than_the_limit_is_not_waited_out(
     """LLM 429 asking to wait an hour: nothing waits that long. The call fails at once with a message that
     gives the wait in plain seconds, and the rule-based fallback planner finishes the task."""
     fake_llm.default = Reply.error(429, retry_after=3600)
-    run = await run_agent(adb_server, sim, wire_router(fake_llm), timeout=10)
+    run = await run_agent(adb_server, sim, wire_router(fake_llm), timeout=10, allow_fallback=True)
 
     assert run.result.outcome == "success", run.result.reason
     assert run.elapsed_s < 8
@@ -284,7 +284,7 @@ async def test_server_errors_everywhere_hand_the_run_to_the_fallback_planner(
     """LLM 500 from every model: retried, then a clear warning naming the error, and the rule-based planner
     finishes the run; no model is asked anything more once it has taken over (no retry storm)."""
     fake_llm.default = Reply.error(500)
-    run = await run_agent(adb_server, sim, wire_router(fake_llm), timeout=10)
+    run = await run_agent(adb_server, sim, wire_router(fake_llm), timeout=10, allow_fallback=True)
 
     assert run.result.outcome == "success", run.result.reason
     line = run.log_with("Every model failed")
@@ -302,7 +302,7 @@ async def test_a_model_that_never_answers_is_bounded_by_the_timeout(
     told the provider did not answer within 1 s, the fallback planner takes over and completes the run; the
     whole run stays within a few timeouts, and every abandoned HTTP request was closed."""
     fake_llm.default = Reply.hang()
-    run = await run_agent(adb_server, sim, wire_router(fake_llm, timeout=1.0), timeout=10)
+    run = await run_agent(adb_server, sim, wire_router(fake_llm, timeout=1.0), timeout=10, allow_fallback=True)
 
     assert run.result.outcome == "success", run.result.reason
     assert run.elapsed_s < 2 * 1.0 + 2.5, run.elapsed_s
@@ -402,9 +402,9 @@ async def test_a_model_that_never_says_complete_ends_at_max_steps(
 async def test_an_invalid_key_is_named_plainly_once_and_never_shown(
         target: str, cli_home: Path, fake_llm: FakeLLMServer, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    """`relay-desktop run --provider P` with a key P refuses: a clear "P rejected the API key" message, the
-    fallback planner finishes the run, one request per role at most (no retry storm), and the key appears
-    nowhere: not on the terminal, not in the run history."""
+    """`relay-desktop run --provider P` with a key P refuses: the run ends with an error naming the model and
+    "P rejected the API key" (never a "success" the chosen model did not earn), one request per role at most
+    (no retry storm), and the key appears nowhere: not on the terminal, not in the run history."""
     env = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY", "gemini": "GEMINI_API_KEY"}[target]
     monkeypatch.setenv(env, BAD_KEY)
     fake_llm.valid_keys = {"the-only-good-key"}
@@ -413,9 +413,9 @@ async def test_an_invalid_key_is_named_plainly_once_and_never_shown(
         code = await cli("run", WIFI, "--sim", "--no-mirror", "--provider", target,
                          "--base-url", fake_llm.base_url_for(kind))
     out, err = capsys.readouterr()
-    assert code == 0, out + err
-    assert f"Every model failed ({target} rejected the API key (invalid, revoked or for another provider)" in out
-    assert "✔ success" in out
+    assert code == 1, out + err
+    assert f"could not be used: {target} rejected the API key (invalid, revoked or for another provider)" in out
+    assert "✔ success" not in out and f"the model {target}/" in out
     assert len(fake_llm.requests) <= len(ROLES)
     assert all(r.answered_with == "invalid_key" for r in fake_llm.requests)
     assert BAD_KEY not in out + err
@@ -470,10 +470,11 @@ async def test_no_keyring_at_all_is_explained_and_nothing_is_written(
         capsys: pytest.CaptureFixture[str]) -> None:
     """No keyring backend (keyring's fail or null backend): asking for a provider gives a clear "no key" message
     that says there is no keyring and offers environment variables or session-only keys; the run is not lost
-    (the fallback planner finishes it); no request reaches the provider; no file is written with a key."""
+    (allowed to, the fallback planner finishes it); no request reaches the provider; no file is written with a
+    key."""
     with os_keyring(backend):
         code = await cli("run", WIFI, "--sim", "--no-mirror", "--provider", "openai",
-                         "--base-url", fake_llm.base_url_for("openai"))
+                         "--base-url", fake_llm.base_url_for("openai"), "--allow-fallback")
         with pytest.raises(keyring.errors.KeyringError, match="No keyring backend is available"):
             KeyStore().save("openai", [KEY])
     out = capsys.readouterr().out

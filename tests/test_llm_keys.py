@@ -25,7 +25,7 @@ from relay_desktop.llm.redaction import redact
 
 SECRET_A = "sk-ant-api03-AAAAaaaaBBBBbbbbCCCCcccc"
 SECRET_B = "sk-ant-api03-DDDDddddEEEEeeeeFFFFffff"
-NO_BACKEND = ("No keyring backend is available (keyring.backends.fail.Keyring); use environment variables or keys "
+NO_BACKEND = ("No keyring backend is available (no system keyring was found); use environment variables or keys "
               "for this session only.")
 
 
@@ -145,7 +145,7 @@ def test_secret_service_without_a_bus(monkeypatch: pytest.MonkeyPatch) -> None:
     store = KeyStore(keyring.backends.SecretService.Keyring(), environ={"GEMINI_API_KEY": "AIza-env-only-0000000"})
     status = store.status()
     assert not status.available
-    assert status.message.startswith("No keyring backend is available (keyring.backends.SecretService.Keyring: ")
+    assert status.message.startswith("No keyring backend is available (the Secret Service (GNOME Keyring): ")
     assert status.message.endswith("; use environment variables or keys for this session only.")
     assert [k.source for k in store.keys("gemini")] == ["GEMINI_API_KEY"]
 

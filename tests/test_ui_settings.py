@@ -77,12 +77,18 @@ def test_the_test_button_says_plainly_what_happened(qtbot: QtBot, qt_loop: qasyn
     qtbot.addWidget(dialog)
 
     async def scenario() -> None:
+        dialog.show()
         dialog.key_fields["openai"].setText("sk-wrong-key-000000000000")
         await dialog.test("openai")
-        assert dialog.results["openai"].text().startswith("invalid key")
+        result = dialog.results["openai"]
+        assert result.text().startswith("✘ invalid key")
+        await asyncio.sleep(0.1)                       # laid out: the whole message shows, none of it cut
+        assert result.isVisible() and result.width() > dialog.width() // 2
+        assert result.height() >= result.heightForWidth(result.width())
+        assert "keyring.backends" not in dialog.keyring_status.text()
         dialog.key_fields["openai"].setText(KEY)
         await dialog.test("openai")
-        assert dialog.results["openai"].text().startswith("ok")
+        assert dialog.results["openai"].text().startswith("✔ ok")
 
     qt_loop.run_until_complete(asyncio.wait_for(scenario(), 30))
 

@@ -154,6 +154,16 @@ def _backend_name(backend: object) -> str:
     return f"{type(backend).__module__}.{type(backend).__name__}"
 
 
+_KNOWN_KEYRINGS = (("secretservice", "the Secret Service (GNOME Keyring)"), ("kwallet", "KWallet"),
+                   ("macos", "the macOS Keychain"), ("windows", "the Windows Credential Manager"))
+
+
+def _keyring_title(backend: object) -> str:
+    """The keyring as a user knows it ("KWallet"), not a Python class path."""
+    name = _backend_name(backend).lower()
+    return next((title for word, title in _KNOWN_KEYRINGS if word in name), _backend_name(backend))
+
+
 def _is_file_backend(backend: object) -> bool:
     """keyrings.alt's file keyrings (plaintext, or "encrypted" next to its own key) and anything named like
     them: a key in a file in the home folder is exactly what the keyring is meant to avoid."""
@@ -167,18 +177,18 @@ def _is_file_backend(backend: object) -> bool:
 
 def _unusable_reason(backend: object) -> str | None:
     """Why `backend` cannot hold keys (a plain sentence), or None when it can."""
-    name = _backend_name(backend)
+    name, title = _backend_name(backend), _keyring_title(backend)
     if isinstance(backend, keyring.backends.fail.Keyring | keyring.backends.null.Keyring):
-        return f"No keyring backend is available ({name}); {_FALLBACK}"
+        return f"No keyring backend is available (no system keyring was found); {_FALLBACK}"
     if _is_file_backend(backend):
         return f"The keyring backend {name} keeps keys in a plain file, so Relay Desktop does not use it; {_FALLBACK}"
     try:
         # SecretService's priority asks D-Bus whether the service runs; others check their platform.
         priority = type(backend).priority  # type: ignore[attr-defined]
     except Exception as error:
-        return f"No keyring backend is available ({name}: {redact_exception(error)}); {_FALLBACK}"
+        return f"No keyring backend is available ({title}: {redact_exception(error)}); {_FALLBACK}"
     if isinstance(priority, int | float) and priority <= 0 and not hasattr(backend, "backends"):
-        return f"No keyring backend is available ({name}); {_FALLBACK}"
+        return f"No keyring backend is available ({title} is not running); {_FALLBACK}"
     return None
 
 

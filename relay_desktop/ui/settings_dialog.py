@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -58,7 +59,8 @@ class SettingsDialog(QDialog):
         box_layout.addWidget(self.keyring_status)   # outside the grid: a wrapped label there gets clipped
         grid = QGridLayout()
         box_layout.addLayout(grid)
-        for row, name in enumerate(PROVIDERS, start=1):
+        for index, name in enumerate(PROVIDERS):
+            row = 1 + 2 * index
             field = QLineEdit(self)
             field.setEchoMode(QLineEdit.EchoMode.Password)
             field.setPlaceholderText(f"{name} key (leave empty to keep the saved one)")
@@ -66,16 +68,19 @@ class SettingsDialog(QDialog):
             test = QPushButton("Test", self)
             test.setAccessibleName(f"Test {name}")
             test.clicked.connect(lambda _=False, n=name: self._spawn(self.test(n)))
+            # The result gets a row of its own under the key: in a column beside it a long error was cut off.
             result = QLabel("", self)
             result.setWordWrap(True)
+            result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            result.hide()
             label = QLabel(f"&{_NAMES[name]}", self)
             label.setBuddy(field)
             grid.addWidget(label, row, 0)
             grid.addWidget(field, row, 1)
             grid.addWidget(test, row, 2)
-            grid.addWidget(result, row, 3)
+            grid.addWidget(result, row + 1, 1, 1, 2)
             self.key_fields[name], self.results[name] = field, result
-        grid.addWidget(self.session_only, len(PROVIDERS) + 1, 0, 1, 4)
+        grid.addWidget(self.session_only, 2 * len(PROVIDERS) + 1, 0, 1, 3)
         models_box = QGroupBox("Models (provider/model; the first line is tried first)", self)
         form = QFormLayout(models_box)
         self.role_fields: dict[str, QLineEdit] = {}
@@ -161,6 +166,7 @@ class SettingsDialog(QDialog):
     async def test(self, name: str) -> None:
         """Save nothing; try the typed key (or the stored ones) with a one-word request and say what happened."""
         self.results[name].setText("Testing…")
+        self.results[name].show()
         typed = self._typed(name)
         store = self.keys
         if typed:
@@ -169,7 +175,7 @@ class SettingsDialog(QDialog):
         model = self._first_model(name)
         provider = self.settings.llm.providers.get(name) or builtin_provider(name)
         results = await check_provider(provider, model, store, timeout=20)
-        self.results[name].setText("; ".join(f"{r.status}: {r.message}" for r in results))
+        self.results[name].setText("\n".join(f"{'✔' if r.ok else '✘'} {r.status}: {r.message}" for r in results))
 
     def _first_model(self, provider: str) -> str | None:
         for field in self.role_fields.values():
