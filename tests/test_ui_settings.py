@@ -13,6 +13,7 @@ from pytestqt.qtbot import QtBot
 from relay_desktop.app_settings import AppSettings
 from relay_desktop.llm.config import LLMSettings
 from relay_desktop.llm.keys import KeyStore
+from relay_desktop.ui.main_window import NO_KEY, MainWindow
 from relay_desktop.ui.settings_dialog import SettingsDialog
 from tests.fake_llm import FakeLLMServer, Reply
 from tests.llm_fixtures import provider_settings
@@ -83,8 +84,9 @@ def test_the_test_button_says_plainly_what_happened(qtbot: QtBot, qt_loop: qasyn
         result = dialog.results["openai"]
         assert result.text().startswith("✘ invalid key")
         await asyncio.sleep(0.1)                       # laid out: the whole message shows, none of it cut
-        assert result.isVisible() and result.width() > dialog.width() // 2
-        assert result.height() >= result.heightForWidth(result.width())
+        assert result.isVisible()
+        hint = result.sizeHint()
+        assert result.height() >= hint.height() and result.width() >= hint.width(), (result.size(), hint)
         assert "keyring.backends" not in dialog.keyring_status.text()
         dialog.key_fields["openai"].setText(KEY)
         await dialog.test("openai")
@@ -104,3 +106,31 @@ def test_bad_model_text_is_refused_in_words(qtbot: QtBot, qt_loop: qasync.QEvent
     dialog.role_fields["planning"].setText("local/qwen2.5")
     assert qt_loop.run_until_complete(dialog.save()) is None
     assert "needs the compatible server's URL" in dialog.error.text()
+
+
+def test_a_key_for_another_provider_than_the_models_use_is_said_not_no_key_yet(
+        window: MainWindow, qt_loop: qasync.QEventLoop) -> None:
+    async def saved_key(provider: str) -> None:
+        dialog = window.open_settings()
+        for _ in range(100):                                   # the keyring check has run
+            if dialog.session_only.isChecked():
+                break
+            await asyncio.sleep(0.05)
+        dialog.key_fields[provider].setText("sk-test-1234567890abcdef")
+        assert await dialog.save() is not None
+        await asyncio.sleep(0.3)                               # the window picked the models again
+
+    async def scenario() -> None:
+        window.keys = KeyStore(backend=keyring.backends.fail.Keyring(), environ={})
+        await window.choose_models()
+        first = window.app_settings.llm.chain("fast")[0].provider
+        other = next(p for p in ("anthropic", "openai", "gemini") if p != first)
+        assert window.key_notice.isVisibleTo(window) and window.key_notice.text() == NO_KEY
+        await saved_key(other)
+        notice = window.key_notice.text()
+        assert window.key_notice.isVisibleTo(window) and notice != NO_KEY
+        assert f"there is a key for {other}" in notice and f"use {first}" in notice
+        await saved_key(first)
+        assert not window.key_notice.isVisibleTo(window)
+
+    qt_loop.run_until_complete(asyncio.wait_for(scenario(), 30))

@@ -38,7 +38,7 @@ from relay_desktop.agent.events import (
 from relay_desktop.agent.settings import task_problem
 from relay_desktop.app_settings import AppSettings
 from relay_desktop.device.models import DeviceInfo
-from relay_desktop.llm.keys import KeyStore
+from relay_desktop.llm.keys import BUILTIN_PROVIDERS, KeyStore
 from relay_desktop.runs import RunRecorder, RunStore
 from relay_desktop.ui.device_picker import NETWORK, VIRTUAL, DevicePicker
 from relay_desktop.ui.history import HistoryPanel
@@ -343,8 +343,17 @@ class MainWindow(QMainWindow):
         if self.models is not None:
             await self.models.aclose()
         self.models = ModelRouter(llm, self.keys) if has_key else None
+        notice = NO_KEY
+        if not has_key and first is not None:
+            # A key saved for another provider than the models use must not read as "no key yet".
+            others = [name for name in BUILTIN_PROVIDERS if name != first.provider and await self.keys.akeys(name)]
+            if others:
+                notice = (f"The models in Settings use {first.provider} ({first}), which has no API key; there is "
+                          f"a key for {', '.join(others)}: choose its models in Settings. Until then the simple "
+                          "rule-based planner drives runs.")
+        self.key_notice.setText(notice)
         self.key_notice.setVisible(not has_key)
-        self.say(f"Models: {first}" if has_key else NO_KEY)
+        self.say(f"Models: {first}" if has_key else notice)
 
     # ------------------------------------------------------------ runs
 

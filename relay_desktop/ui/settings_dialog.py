@@ -8,6 +8,7 @@ else is saved through `AppSettings`. Nothing here blocks the loop: keyring and n
 from __future__ import annotations
 
 import asyncio
+import textwrap
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -17,7 +18,6 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFormLayout,
-    QGridLayout,
     QGroupBox,
     QHBoxLayout,
     QLabel,
@@ -37,6 +37,7 @@ from relay_desktop.ui.tasks import spawn
 __all__ = ["PROVIDERS", "SettingsDialog"]
 
 PROVIDERS = ("anthropic", "openai", "gemini")
+RESULT_COLUMNS = 90        # characters per line of a key's test result
 _NAMES = {"anthropic": "Anthropic", "openai": "OpenAI", "gemini": "Gemini"}
 
 
@@ -57,10 +58,8 @@ class SettingsDialog(QDialog):
         keys_box = QGroupBox("API keys", self)
         box_layout = QVBoxLayout(keys_box)
         box_layout.addWidget(self.keyring_status)   # outside the grid: a wrapped label there gets clipped
-        grid = QGridLayout()
-        box_layout.addLayout(grid)
-        for index, name in enumerate(PROVIDERS):
-            row = 1 + 2 * index
+        width = max(QLabel(f"&{_NAMES[name]}", self).sizeHint().width() for name in PROVIDERS)
+        for name in PROVIDERS:
             field = QLineEdit(self)
             field.setEchoMode(QLineEdit.EchoMode.Password)
             field.setPlaceholderText(f"{name} key (leave empty to keep the saved one)")
@@ -68,19 +67,23 @@ class SettingsDialog(QDialog):
             test = QPushButton("Test", self)
             test.setAccessibleName(f"Test {name}")
             test.clicked.connect(lambda _=False, n=name: self._spawn(self.test(n)))
-            # The result gets a row of its own under the key: in a column beside it a long error was cut off.
-            result = QLabel("", self)
-            result.setWordWrap(True)
-            result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-            result.hide()
             label = QLabel(f"&{_NAMES[name]}", self)
             label.setBuddy(field)
-            grid.addWidget(label, row, 0)
-            grid.addWidget(field, row, 1)
-            grid.addWidget(test, row, 2)
-            grid.addWidget(result, row + 1, 1, 1, 2)
+            label.setMinimumWidth(width)
+            row = QHBoxLayout()
+            row.addWidget(label)
+            row.addWidget(field, 1)
+            row.addWidget(test)
+            box_layout.addLayout(row)
+            # The result goes on a line of its own under the key, broken into lines here rather than by Qt's
+            # word wrap: a wrapped label's height is not what the dialog grows by, so long errors were cut.
+            result = QLabel("", self)
+            result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            result.setContentsMargins(width + 6, 0, 0, 0)
+            result.hide()
+            box_layout.addWidget(result)
             self.key_fields[name], self.results[name] = field, result
-        grid.addWidget(self.session_only, 2 * len(PROVIDERS) + 1, 0, 1, 3)
+        box_layout.addWidget(self.session_only)
         models_box = QGroupBox("Models (provider/model; the first line is tried first)", self)
         form = QFormLayout(models_box)
         self.role_fields: dict[str, QLineEdit] = {}
@@ -175,7 +178,8 @@ class SettingsDialog(QDialog):
         model = self._first_model(name)
         provider = self.settings.llm.providers.get(name) or builtin_provider(name)
         results = await check_provider(provider, model, store, timeout=20)
-        self.results[name].setText("\n".join(f"{'✔' if r.ok else '✘'} {r.status}: {r.message}" for r in results))
+        lines = (f"{'✔' if r.ok else '✘'} {r.status}: {r.message}" for r in results)
+        self.results[name].setText("\n".join(textwrap.fill(line, RESULT_COLUMNS) for line in lines))
 
     def _first_model(self, provider: str) -> str | None:
         for field in self.role_fields.values():
