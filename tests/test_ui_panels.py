@@ -323,3 +323,22 @@ def test_the_log_masks_keys_on_screen_in_copies_and_in_exports(qtbot: QtBot, tmp
     assert not any("LOGcanary" in line for line in log.lines())
     assert "LOGcanary" not in log.copy_to_clipboard()
     assert "LOGcanary" not in log.export_to(tmp_path / "log.txt").read_text(encoding="utf-8")
+
+
+def test_no_phone_reads_as_connected_until_one_is(window: MainWindow, qt_loop: qasync.QEventLoop) -> None:
+    from relay_desktop.ui.device_picker import CHOOSE
+
+    choice = window.picker.choice
+    assert choice.currentText() == CHOOSE and not window.picker.connect_button.isEnabled()
+    choice.setCurrentIndex(choice.findData(VIRTUAL))
+    assert window.picker.connect_button.isEnabled()
+
+    async def scenario() -> None:
+        try:
+            assert await window.connect_device(VIRTUAL)
+            assert choice.currentText() == "Virtual phone (built-in) — connected"
+            assert choice.findText(CHOOSE) < 0
+        finally:
+            await window.shutdown()
+
+    qt_loop.run_until_complete(asyncio.wait_for(scenario(), 60))

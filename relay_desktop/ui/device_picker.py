@@ -24,6 +24,7 @@ from relay_desktop.device.models import DeviceInfo
 __all__ = ["NETWORK", "VIRTUAL", "DevicePicker", "NetworkDialog", "state_hint"]
 
 VIRTUAL = "virtual"
+CHOOSE = "Choose a phone…"
 NETWORK = "network"
 
 _STATE_HINTS = {
@@ -131,21 +132,44 @@ class DevicePicker(QWidget):
         layout.addWidget(self.progress)
         self.refresh.clicked.connect(self.refresh_requested)
         self.connect_button.clicked.connect(self._connect)
+        self.choice.currentIndexChanged.connect(lambda _: self._enable_connect())
+        self.connected: str | None = None       # the entry of the phone in use
+        self._devices: list[DeviceInfo] = []
         self.show_devices([])
 
     def show_devices(self, devices: list[DeviceInfo]) -> None:
+        self._devices = list(devices)
         current = self.choice.currentData()
         self.choice.clear()
+        # Until a phone is connected the list starts with a prompt, so no entry reads as the phone in use.
+        if self.connected is None:
+            self.choice.addItem(CHOOSE, None)
         for device in devices:
             name = device.model.replace("_", " ") or device.serial
-            self.choice.addItem(f"{name} ({device.serial}) — {state_hint(device.state)}", device.serial)
-        self.choice.addItem("Virtual phone (built-in)", VIRTUAL)
+            self.choice.addItem(f"{name} ({device.serial}) — {self._state(device.serial, state_hint(device.state))}",
+                                device.serial)
+        virtual = "Virtual phone (built-in)"
+        self.choice.addItem(f"{virtual} — connected" if self.connected == VIRTUAL else virtual, VIRTUAL)
         self.choice.addItem("Connect over network…", NETWORK)
-        index = self.choice.findData(current)
+        index = self.choice.findData(self.connected if current is None else current)
         self.choice.setCurrentIndex(index if index >= 0 else 0)
+        self._enable_connect()
+
+    def _state(self, serial: str, hint: str) -> str:
+        return "connected" if serial == self.connected else hint
+
+    def set_connected(self, key: str | None, devices: list[DeviceInfo] | None = None) -> None:
+        """Which entry is the phone in use (a serial or VIRTUAL), or None; the list is redrawn to say so."""
+        self.connected = key
+        self.show_devices(devices if devices is not None else self._devices)
+
+    def _enable_connect(self) -> None:
+        self.connect_button.setEnabled(self.choice.currentData() is not None and self.progress.isHidden())
 
     def _connect(self) -> None:
         chosen = self.choice.currentData()
+        if chosen is None:
+            return
         if chosen == NETWORK:
             dialog = NetworkDialog(self)
             dialog.accepted.connect(lambda: self.connect_requested.emit(NETWORK, "\n".join(dialog.values())))
@@ -156,11 +180,12 @@ class DevicePicker(QWidget):
 
     def busy(self, text: str, fraction: float | None = None) -> None:
         """Show a connecting stage; an empty text hides the progress line."""
-        self.connect_button.setEnabled(not text)
         self.choice.setEnabled(not text)
         if not text:
             self.progress.hide()
+            self._enable_connect()
             return
+        self.connect_button.setEnabled(False)
         self.progress.show()
         self.progress.setFormat(text)
         if fraction is None:

@@ -206,6 +206,7 @@ class MainWindow(QMainWindow):
             else:
                 await self.session.connect(kind)
         except Exception as exc:  # every way connecting fails ends here, as one plain sentence
+            self.picker.set_connected(None)
             self.say(f"Could not connect: {exc}")
             self.status_device.setText("No phone")
             self.mirror_view.notice = f"Could not connect: {exc}\n\n{NO_PHONE}"
@@ -213,6 +214,10 @@ class MainWindow(QMainWindow):
             return False
         finally:
             self.picker.busy("")
+        device = self.session.device
+        self.picker.set_connected(VIRTUAL if kind == VIRTUAL else device.serial if device else None)
+        if kind == NETWORK:           # a phone reached over the network joins the list it was not in
+            self._spawn(self.refresh_devices())
         return True
 
     def _connected(self, label: str) -> None:
