@@ -14,6 +14,7 @@ import signal
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 from relay_desktop.agent.events import Event, EventBus
@@ -49,6 +50,9 @@ def register(commands: Any) -> None:
     run.add_argument("--no-screenshots", action="store_true", help="send element lists only, no screenshots")
     run.add_argument("--no-mirror", action="store_true",
                      help="do not start the live mirror (scrcpy); screenshots then come over adb")
+    run.add_argument("--record", metavar="FILE.mp4",
+                     help="record the phone's screen during the run into this MP4 (needs the live mirror); the run's "
+                          "history links to it")
     run.add_argument("--allow-shell", action="append", default=[], metavar="PREFIX",
                      help="let the agent run adb shell commands starting with PREFIX (repeatable; each command "
                           "is confirmed). Off by default")
@@ -158,6 +162,8 @@ async def _run_task(args: argparse.Namespace) -> int:
         problem = task_problem(args.task)
         if problem is not None:          # before a phone is touched or a run is saved
             raise ValueError(problem)
+        if args.record:
+            _check_recording_path(Path(args.record), args.no_mirror)
         if args.pace < 0:
             raise ValueError("--pace cannot be negative")
         settings = AgentSettings(max_steps=args.max_steps, screenshots=not args.no_screenshots, pace_s=args.pace,
@@ -188,6 +194,17 @@ async def _run_task(args: argparse.Namespace) -> int:
     from relay_desktop.mirror.mirrored_phone import MirroredPhone
 
     mirror = None if args.no_mirror else await start_mirror(device, out.line, built_in=service is not None)
+    recording = None
+    if args.record:
+        if mirror is None:           # asked for a video and cannot make one: say so before touching anything
+            out.line("relay-desktop run: cannot record: the live mirror did not start (see above)")
+            detach()
+            await recorder.aclose()
+            if router is not None:
+                await router.aclose()
+            await phone_cm.__aexit__(None, None, None)
+            return 1
+        recording = await mirror.start_recording(Path(args.record))
     agent = Orchestrator(MirroredPhone(device, mirror), router, settings=settings, bus=bus,
                          handlers=TerminalHandlers(args.yes, out.line),
                          knowledge=AppKnowledgeCache(models=router) if router is not None else None,
@@ -202,6 +219,8 @@ async def _run_task(args: argparse.Namespace) -> int:
         await recorder.aclose()
         if router is not None:
             await router.aclose()
+        if recording is not None and mirror is not None:
+            await mirror.finish_recording(recording)
         if mirror is not None:
             await mirror.stop()
         if suite_task is not None and service is not None:
@@ -210,12 +229,35 @@ async def _run_task(args: argparse.Namespace) -> int:
         await phone_cm.__aexit__(None, None, None)
     if recorder.error:
         out.line(f"History not saved: {recorder.error}")
+    if recording is not None:
+        await _link_recording(recorder.store, result.run_id, recording, out.line)
     if agent.models_failed is not None and result.outcome == "error":
         out.line("To let the rule-based planner carry on when the model cannot be used, add --allow-fallback.")
     out.line(f"Saved as run {result.run_id} (relay-desktop runs show {result.run_id})")
     if out.closed:
         return 141                  # as a command ended by a closed pipe (128 + SIGPIPE)
     return 0 if result.success else 130 if result.outcome == "stopped" else 1
+
+
+def _check_recording_path(path: Path, no_mirror: bool) -> None:
+    """Refuse a recording that cannot be made, before a phone is touched."""
+    if no_mirror:
+        raise ValueError("--record needs the live mirror: leave out --no-mirror")
+    if path.suffix.lower() != ".mp4":
+        raise ValueError(f"--record {path}: the recording is an MP4 video; give a file name ending in .mp4")
+    if not path.parent.is_dir():
+        raise ValueError(f"--record {path}: the folder {path.parent} does not exist")
+
+
+async def _link_recording(store: Any, run_id: str, recording: Any, say: Callable[[str], None]) -> None:
+    if not recording.packets:
+        say(f"No recording saved: the mirror sent no picture to {recording.path}")
+        return
+    say(f"Recording saved: {recording.path} ({recording.duration_s:.1f} s)")
+    try:
+        await store.alink_recording(run_id, recording.path)
+    except Exception as exc:  # the video is there; only the history's link to it is missing
+        say(f"The history could not link the recording: {exc}")
 
 
 async def start_mirror(device: Any, say: Callable[[str], None], built_in: bool = False) -> Any:

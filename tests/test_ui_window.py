@@ -11,6 +11,7 @@ from pytestqt.qtbot import QtBot
 
 from relay_desktop.agent.events import ActionStarted, RunFinished
 from relay_desktop.ui.app import start_demo
+from relay_desktop.ui.history import PICK_A_RUN, RUN_ID
 from relay_desktop.ui.main_window import MainWindow
 
 
@@ -154,14 +155,20 @@ def test_history_replays_a_finished_run_and_exports_it(window: MainWindow, qt_lo
             await asyncio.sleep(0.05)
         await window.recorder.flush()
         window.tabs.setCurrentIndex(2)
-        await window.history.refresh()
-        assert window.history.runs.count() == 1
-        await window.history.open(window.history.runs.item(0).data(256))
         history = window.history
+        assert history.picture.text() == PICK_A_RUN                 # a blank pane says what goes there
+        await history.refresh()
+        assert history.runs.count() == 1
+        headers = history.runs.headerItem()
+        assert [headers.text(i) for i in range(headers.columnCount())] == ["Started", "Outcome", "By", "Steps", "Task"]
+        run = history.runs.item(0)
+        assert (run.text(1), run.text(2)) == ("success", "rules")  # who drove: the demo's rule-based planner
+        await history.open(run.data(0, RUN_ID))
         assert history.steps.count() == finished[0].steps
         history.steps.setCurrentRow(1)
         assert history.picture.pixmap() is not None and not history.picture.pixmap().isNull()
-        assert "launch_app Settings" in history.steps.item(0).text()
+        assert "launch_app Settings" in history.steps.item(0).text(2)
+        assert not history.play_button.isEnabled()                  # nothing was recorded
         assert "Step 2" in history.details.toPlainText()
         out = await history.export(tmp_path / "report.html")
         assert out.read_text().count("<img") >= 3

@@ -15,6 +15,7 @@ import contextlib
 import logging
 import random
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -276,6 +277,19 @@ class MirrorClient:
         if recorder in self.packet_sinks:
             self.packet_sinks.remove(recorder)
         recorder.close()
+
+    async def finish_recording(self, recorder: Mp4Recorder, timeout: float = 1.5) -> Mp4Recorder:
+        """Stop recording with a last frame stamped now: the phone sends frames only when its screen changes,
+        so without one a still ending would be missing and the file shorter than the recording was."""
+        before = recorder.packets
+        if self._control is not None and self.error is None:
+            with contextlib.suppress(MirrorError, OSError):
+                await self._send(p.simple(p.ControlType.RESET_VIDEO))
+            deadline = time.monotonic() + timeout
+            while recorder.packets == before and time.monotonic() < deadline:
+                await asyncio.sleep(0.02)
+        self.stop_recording(recorder)
+        return recorder
 
     async def inject_text(self, text: str) -> None:
         """ASCII text as key events (the server's INJECT_TEXT); other text goes through :meth:`type_text`."""

@@ -171,6 +171,7 @@ class Mp4Recorder:
         self._container: av.container.OutputContainer | None = None
         self._stream: av.video.stream.VideoStream | None = None
         self._first_pts: int | None = None
+        self._last_pts: int | None = None
         self.packets = 0
         self.closed = False
         self._lock = threading.Lock()  # packets come on the mirror thread, close() from the loop
@@ -194,7 +195,16 @@ class Mp4Recorder:
         out.time_base = Fraction(1, 1_000_000)
         out.is_keyframe = packet.key_frame
         self._container.mux(out)
+        self._last_pts = packet.pts_us
         self.packets += 1
+
+    @property
+    def duration_s(self) -> float:
+        """Seconds between the first and the last frame written."""
+        with self._lock:
+            if self._first_pts is None or self._last_pts is None:
+                return 0.0
+            return (self._last_pts - self._first_pts) / 1_000_000
 
     def _open(self, packet: VideoPacket) -> None:
         container = av.open(str(self.path), "w")

@@ -88,6 +88,8 @@ def _show(store: RunStore, run_id: str, as_json: bool) -> int:
     print(f"  {s.outcome} — {s.reason}")
     if s.driver:
         print(f"  driven by the {s.driver}")
+    if record.settings.get("recording"):
+        print(f"  recording: {record.settings['recording']}")
     print(f"  {s.steps} steps, {s.elapsed_s:.1f} s, {s.input_tokens + s.output_tokens:,} tokens, ${s.cost_usd:.4f}, "
           f"device {s.serial}")
     for step in record.steps:

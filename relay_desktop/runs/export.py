@@ -109,6 +109,9 @@ def render_html(store: RunStore, record: RunRecord) -> str:
             ("Steps", _e(s.steps)),
             ("Time", f"{s.elapsed_s:.1f} s"), ("Tokens", f"{s.input_tokens:,} in, {s.output_tokens:,} out"),
             ("Cost", f"${s.cost_usd:.4f}")]
+    recording = record.settings.get("recording")
+    if recording:
+        rows.append(("Recording", f'<a href="{_e(Path(recording).as_uri())}">{_e(Path(recording).name)}</a>'))
     summary = "".join(f"<tr><td>{k}</td><td>{v}</td></tr>" for k, v in rows)
     settings = _e(json.dumps(record.settings, indent=1, ensure_ascii=False))
     log = "\n".join(f"[{e['level']}] step {e['step'] or '-'}: {e['message']}" for e in record.log)

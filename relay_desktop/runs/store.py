@@ -228,6 +228,20 @@ class RunStore:
         return RunRecord(_summary(row[:14]), json.loads(row[14] or "{}"), [_step(s) for s in steps],
                          [{"time": t, "step": s, "level": lv, "message": m} for t, s, lv, m in log])
 
+    def link_recording(self, run_id: str, path: Path) -> None:
+        """The screen recording made during this run (a video file, kept where the user saved it)."""
+        with self._lock:
+            db = self._connect()
+            row = db.execute("SELECT settings FROM runs WHERE id=?", (run_id,)).fetchone()
+            if row is None:
+                raise RunNotFound(f"no run has the id {run_id!r}")
+            settings = json.loads(row[0] or "{}")
+            settings["recording"] = str(path.resolve())
+            db.execute("UPDATE runs SET settings=? WHERE id=?", (_json(settings), run_id))
+
+    async def alink_recording(self, run_id: str, path: Path) -> None:
+        await asyncio.to_thread(self.link_recording, run_id, path)
+
     def screenshot_path(self, record: StepRecord) -> Path | None:
         return self.root / record.screenshot if record.screenshot else None
 

@@ -11,18 +11,20 @@ import time
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QImage, QPainter, QPen, QPixmap, QResizeEvent
+from PySide6.QtCore import QPointF, QRectF, Qt, QUrl
+from PySide6.QtGui import QColor, QDesktopServices, QImage, QPainter, QPen, QPixmap, QResizeEvent
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QFileDialog,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
-    QListWidget,
-    QListWidgetItem,
     QPlainTextEdit,
     QPushButton,
     QSizePolicy,
     QSplitter,
+    QTreeWidget,
+    QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
 )
@@ -32,6 +34,8 @@ from relay_desktop.runs.store import StepRecord
 from relay_desktop.ui.tasks import spawn
 
 __all__ = ["HistoryPanel", "draw_step"]
+
+RUN_ID = Qt.ItemDataRole.UserRole
 
 
 def draw_step(store: RunStore, step: StepRecord) -> QImage | None:
@@ -71,12 +75,15 @@ class Picture(QLabel):
         self.image: QImage | None = None
         self.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
-        self.setMinimumSize(160, 200)
+        self.setMinimumSize(220, 360)
+        self.setWordWrap(True)
+        self.setText(PICK_A_RUN)
 
-    def show_image(self, image: QImage | None) -> None:
+    def show_image(self, image: QImage | None, empty: str = "(no screenshot for this step)") -> None:
         self.image = image
         if image is None:
-            self.setText("(no screenshot)")
+            self.setPixmap(QPixmap())
+            self.setText(empty)
         self._fit()
 
     def _fit(self) -> None:
@@ -90,27 +97,63 @@ class Picture(QLabel):
         self._fit()
 
 
+PICK_A_RUN = "Choose a run above, then a step, to see the phone's screen at that step."
+
+
+class ListTree(QTreeWidget):
+    """A list with column headers whose rows show in full (a QListWidget had neither)."""
+
+    def __init__(self, headers: list[str], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setHeaderLabels(headers)
+        self.setRootIsDecorated(False)
+        self.setUniformRowHeights(True)
+        self.setAlternatingRowColors(True)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        header = self.header()
+        header.setStretchLastSection(True)
+        for column in range(len(headers) - 1):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+
+    def count(self) -> int:
+        return self.topLevelItemCount()
+
+    def item(self, row: int) -> QTreeWidgetItem | None:
+        return self.topLevelItem(row)
+
+    def setCurrentRow(self, row: int) -> None:
+        item = self.topLevelItem(row)
+        if item is not None:
+            self.setCurrentItem(item)
+
+
 class HistoryPanel(QWidget):
     def __init__(self, parent: QWidget | None = None, store: RunStore | None = None) -> None:
         super().__init__(parent)
         self.store = store or RunStore()
         self.record: RunRecord | None = None
-        self.runs = QListWidget(self)
+        self.runs = ListTree(["Started", "Outcome", "By", "Steps", "Task"], self)
         self.runs.setAccessibleName("Past runs")
-        self.steps = QListWidget(self)
+        self.steps = ListTree(["Step", "App", "Actions"], self)
         self.steps.setAccessibleName("Steps of the run")
         self.picture = Picture(self)
         self.picture.setAccessibleName("Screen at this step")
         self.details = QPlainTextEdit(self)
         self.details.setReadOnly(True)
         self.details.setAccessibleName("Prompt and response of this step")
+        self.details.setPlaceholderText("The chosen step's thinking, actions, prompt and response show here.")
         self.refresh_button = QPushButton("&Refresh", self)
         self.export_button = QPushButton("&Export HTML…", self)
         self.export_button.setEnabled(False)
+        self.play_button = QPushButton("&Play recording", self)
+        self.play_button.setToolTip("Open the screen recording made during this run")
+        self.play_button.setEnabled(False)
+        self.play_button.clicked.connect(self.play_recording)
         self.status = QLabel("", self)
         top = QHBoxLayout()
         top.addWidget(self.refresh_button)
         top.addWidget(self.export_button)
+        top.addWidget(self.play_button)
         top.addWidget(self.status, 1)
         lists = QSplitter(Qt.Orientation.Vertical, self)
         lists.addWidget(self.runs)
@@ -123,6 +166,7 @@ class HistoryPanel(QWidget):
         body.addWidget(step_view)
         body.setStretchFactor(0, 1)             # the replayed step gets most of the room
         body.setStretchFactor(1, 3)
+        body.setSizes([240, 720])
         step_view.setStretchFactor(0, 2)
         step_view.setStretchFactor(1, 3)
         layout = QVBoxLayout(self)
@@ -130,8 +174,9 @@ class HistoryPanel(QWidget):
         layout.addWidget(body, 1)
         self._tasks: set[asyncio.Task[object]] = set()
         self.refresh_button.clicked.connect(lambda: self._spawn(self.refresh()))
-        self.runs.currentItemChanged.connect(lambda item, _: item and self._spawn(self.open(item.data(256))))
-        self.steps.currentRowChanged.connect(self.show_step)
+        self.runs.currentItemChanged.connect(lambda item, _: item and self._spawn(self.open(item.data(0, RUN_ID))))
+        self.steps.currentItemChanged.connect(
+            lambda item, _: item is not None and self.show_step(self.steps.indexOfTopLevelItem(item)))
         self.export_button.clicked.connect(self._ask_export)
 
     def _spawn(self, coroutine: Any) -> None:
@@ -142,22 +187,32 @@ class HistoryPanel(QWidget):
         self.runs.clear()
         for run in runs:
             started = time.strftime("%m-%d %H:%M", time.localtime(run.started_at))
-            item = QListWidgetItem(f"{started}  {run.outcome:<11} {run.steps:>2} steps  {run.task[:60]}")
-            item.setData(256, run.id)
-            self.runs.addItem(item)
-        self.status.setText(f"{len(runs)} runs" if runs else "No runs yet")
+            by = {"model": "model", "rule-based planner": "rules", "": "–"}.get(run.driver, "model → rules")
+            task = " ".join(run.task.split())
+            item = QTreeWidgetItem([started, run.outcome, by, str(run.steps), task])
+            item.setToolTip(4, task)
+            item.setToolTip(2, run.driver or "no step was planned")
+            item.setData(0, RUN_ID, run.id)
+            self.runs.addTopLevelItem(item)
+        self.status.setText(f"{len(runs)} runs" if runs else
+                            'No runs yet: runs appear here once they start (try "Turn on Wi-Fi").')
 
     async def open(self, run_id: str) -> None:
         self.record = await self.store.aget_run(run_id)
         self.export_button.setEnabled(True)
+        self.play_button.setEnabled(bool(self.record.settings.get("recording")))
         self.steps.clear()
         for step in self.record.steps:
             actions = "; ".join(a.get("description", "") for a in step.actions) or "(no action)"
-            self.steps.addItem(f"{step.step}. {step.app}  {actions}")
+            self.steps.addTopLevelItem(QTreeWidgetItem([str(step.step), step.app, actions]))
         summary = self.record.summary
-        self.status.setText(f"{summary.outcome}: {summary.reason}")
+        by = f" (driven by the {summary.driver})" if summary.driver else ""
+        self.status.setText(f"{summary.outcome}{by}: {summary.reason}")
+        self.details.clear()
         if self.record.steps:
             self.steps.setCurrentRow(0)
+        else:
+            self.picture.show_image(None, "This run has no steps: it ended before the first one.")
 
     def show_step(self, row: int) -> None:
         if self.record is None or not 0 <= row < len(self.record.steps):
@@ -171,6 +226,16 @@ class HistoryPanel(QWidget):
             text.append(f"{'✓' if action.get('ok') else '✗'} {action.get('description')}: {action.get('message')}")
         text += ["", "Prompt:", step.prompt or "(none)", "", "Response:", step.response or "(none)"]
         self.details.setPlainText("\n".join(text))
+
+    def play_recording(self) -> bool:
+        """Open the run's screen recording in the desktop's video player."""
+        path = self.record.settings.get("recording") if self.record is not None else None
+        if not path:
+            return False
+        if not Path(path).exists():
+            self.status.setText(f"The recording is no longer at {path}")
+            return False
+        return QDesktopServices.openUrl(QUrl.fromLocalFile(path))
 
     def _ask_export(self) -> None:
         if self.record is None:

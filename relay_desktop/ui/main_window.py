@@ -45,6 +45,7 @@ from relay_desktop.ui.history import HistoryPanel
 from relay_desktop.ui.inspector import InspectorPanel
 from relay_desktop.ui.log_view import LogView
 from relay_desktop.ui.mirror_view import MirrorView
+from relay_desktop.ui.screen_recording import ScreenRecording
 from relay_desktop.ui.screen_sink import ScreenSink
 from relay_desktop.ui.session import Session
 from relay_desktop.ui.settings_dialog import SettingsDialog
@@ -84,12 +85,17 @@ class MainWindow(QMainWindow):
         self.boxes_toggle = QCheckBox("Show element &boxes", self)
         self.boxes_toggle.setChecked(True)
         self.boxes_toggle.toggled.connect(self._toggle_boxes)
+        self.store = RunStore()
+        self.screen_recording = ScreenRecording(
+            self, lambda: self.session.mirror, self.store, self.say,
+            lambda: self.session.agent.run_id if self.session.running and self.session.agent else None)
         run_tab = QWidget(self)
         layout = QVBoxLayout(run_tab)
         layout.addWidget(self.panel)
         toggles = QHBoxLayout()
         toggles.addWidget(self.boxes_toggle)
         toggles.addStretch(1)
+        toggles.addWidget(self.record_button)
         toggles.addWidget(self.settings_button)
         layout.addLayout(toggles)
         layout.addWidget(QLabel("Log", run_tab))
@@ -106,7 +112,6 @@ class MainWindow(QMainWindow):
         self.tabs.setAccessibleName("Task, inspector and history")
         self.tabs.addTab(run_tab, "&Task")
         self.tabs.addTab(inspect_tab, "&Inspect")
-        self.store = RunStore()
         self.recorder = RunRecorder(self.store)
         self.recorder.attach(self.bus)
         self.history = HistoryPanel(self, self.store)
@@ -148,7 +153,7 @@ class MainWindow(QMainWindow):
         self.status_device = QLabel("No phone", self)
         self.status_fps = QLabel("", self)
         self.status_llm = QLabel("", self)
-        for label in (self.status_device, self.status_fps, self.status_llm):
+        for label in (self.screen_recording.status, self.status_device, self.status_fps, self.status_llm):
             self.statusBar().addPermanentWidget(label)
         self.session = Session(self.bus, self.sink, self.say)
         self.session.on_connected = self._connected
@@ -207,6 +212,7 @@ class MainWindow(QMainWindow):
                 await self.session.connect(kind)
         except Exception as exc:  # every way connecting fails ends here, as one plain sentence
             self.picker.set_connected(None)
+            self.screen_recording.available(False)
             self.say(f"Could not connect: {exc}")
             self.status_device.setText("No phone")
             self.mirror_view.notice = f"Could not connect: {exc}\n\n{NO_PHONE}"
@@ -214,11 +220,29 @@ class MainWindow(QMainWindow):
             return False
         finally:
             self.picker.busy("")
+        self.screen_recording.available(self.session.mirror is not None)
         device = self.session.device
         self.picker.set_connected(VIRTUAL if kind == VIRTUAL else device.serial if device else None)
         if kind == NETWORK:           # a phone reached over the network joins the list it was not in
             self._spawn(self.refresh_devices())
         return True
+
+    # The Record button's parts, as the window shows them.
+    @property
+    def record_button(self) -> QPushButton:
+        return self.screen_recording.button
+
+    @property
+    def record_status(self) -> QLabel:
+        return self.screen_recording.status
+
+    @property
+    def recording(self) -> Any:
+        return self.screen_recording.recorder
+
+    @property
+    def last_recording(self) -> Any:
+        return self.screen_recording.last_path
 
     def _connected(self, label: str) -> None:
         self.status_device.setText(label)
@@ -413,6 +437,7 @@ class MainWindow(QMainWindow):
         self._speak(event)
         if isinstance(event, RunStarted):
             self._run_started, self._tokens, self._cost = event.time, 0, 0.0
+            self.screen_recording.covers(event.run_id)
             for name in ("step", "tokens", "cost", "approach"):
                 self.panel.set_stat(name, "–")
             self._clock.start()
@@ -492,6 +517,7 @@ class MainWindow(QMainWindow):
 
     async def _shut_down(self) -> None:
         self._reinspect.stop()
+        await self.screen_recording.stop()            # the video is finished before the phone is let go
         await self.session.close()
         await self.recorder.aclose()
         if self.models is not None:

@@ -1,0 +1,133 @@
+"""The window's Record button: the phone's screen into an MP4 while the user wants it, with a red "● REC 0:12"
+in the status bar the whole time, and a link from each run it covered to the file.
+
+The mirror's own H.264 packets are written as they come (no re-encoding, so recording costs almost nothing);
+without the live mirror there is nothing to record and the button is off.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, QTimer
+from PySide6.QtWidgets import QLabel, QPushButton, QWidget
+
+from relay_desktop.paths import data_dir
+from relay_desktop.runs import RunStore
+from relay_desktop.ui.tasks import spawn
+
+__all__ = ["ScreenRecording", "recordings_dir"]
+
+RECORD = "⏺ &Record"
+STOP = "⏹ Stop &recording"
+
+
+def recordings_dir() -> Path:
+    return data_dir() / "recordings"
+
+
+class ScreenRecording(QObject):
+    def __init__(self, parent: QWidget, mirror: Callable[[], Any], store: RunStore, say: Callable[[str], None],
+                 current_run: Callable[[], str | None] = lambda: None) -> None:
+        super().__init__(parent)
+        self._mirror = mirror                  # the session's live mirror now, or None
+        self._current_run = current_run        # the id of the run going on now, if any
+        self.store = store
+        self.say = say
+        self.button = QPushButton(RECORD, parent)
+        self.button.setAccessibleName("Record the phone's screen")
+        self.button.setToolTip("Record the phone's screen to a video (MP4); runs during it link to the file")
+        self.button.setEnabled(False)
+        self.button.clicked.connect(self.toggle)
+        self.status = QLabel("", parent)
+        self.status.setAccessibleName("Recording")
+        self.status.setStyleSheet("color: #e53935; font-weight: bold")
+        self.status.hide()
+        self.recorder: Any = None              # the Mp4Recorder while recording
+        self.last_path: Path | None = None     # the last finished recording
+        self._started = 0.0
+        self._runs: set[str] = set()           # runs the recording covered, linked once it is saved
+        self._busy = False
+        self._clock = QTimer(self)
+        self._clock.setInterval(500)
+        self._clock.timeout.connect(self._show_time)
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    @property
+    def active(self) -> bool:
+        return self.recorder is not None
+
+    def available(self, yes: bool) -> None:
+        """Whether there is a live mirror to record (the button follows)."""
+        self.button.setEnabled(yes or self.active)
+
+    def covers(self, run_id: str) -> None:
+        """A run started or is going on: link it to the recording."""
+        if self.active:
+            self._runs.add(run_id)
+
+    def toggle(self) -> None:
+        if not self._busy:
+            spawn(self.stop() if self.active else self.start(), self._tasks)
+
+    async def start(self) -> Path | None:
+        mirror = self._mirror()
+        if mirror is None:
+            self.say("Recording needs the live mirror, which is not running for this phone.")
+            return None
+        self._busy = True
+        try:
+            folder = recordings_dir()
+            await asyncio.to_thread(folder.mkdir, parents=True, exist_ok=True)
+            path = folder / time.strftime("recording-%Y%m%d-%H%M%S.mp4")
+            self.recorder = await mirror.start_recording(path)
+        finally:
+            self._busy = False
+        self._started = time.monotonic()
+        run_id = self._current_run()
+        self._runs = {run_id} if run_id else set()
+        self.button.setText(STOP)
+        self.button.setAccessibleName("Stop recording the phone's screen")
+        self._show_time()
+        self.status.show()
+        self._clock.start()
+        self.say(f"Recording the screen to {path}")
+        return path
+
+    async def stop(self) -> Path | None:
+        recorder, self.recorder = self.recorder, None
+        if recorder is None:
+            return None
+        self._busy = True
+        self._clock.stop()
+        self.status.hide()
+        self.button.setText(RECORD)
+        self.button.setAccessibleName("Record the phone's screen")
+        try:
+            mirror = self._mirror()
+            if mirror is not None:
+                await mirror.finish_recording(recorder)
+            else:                                  # the phone went away: keep what was written
+                await asyncio.to_thread(recorder.close)
+        finally:
+            self._busy = False
+            self.button.setEnabled(self._mirror() is not None)
+        if not recorder.packets:
+            self.say("Nothing was recorded: the mirror sent no picture.")
+            return None
+        self.last_path = recorder.path
+        self.say(f"Recording saved: {recorder.path} ({recorder.duration_s:.1f} s)")
+        for run_id in sorted(self._runs):
+            try:
+                await self.store.alink_recording(run_id, recorder.path)
+            except Exception as exc:  # the video is there; only the history's link to it is missing
+                self.say(f"The history could not link the recording to run {run_id}: {exc}")
+        return recorder.path
+
+    def _show_time(self) -> None:
+        seconds = int(time.monotonic() - self._started)
+        self.status.setText(f"● REC {seconds // 60}:{seconds % 60:02d}")
