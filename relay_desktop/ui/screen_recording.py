@@ -22,8 +22,8 @@ from relay_desktop.ui.tasks import spawn
 
 __all__ = ["ScreenRecording", "recordings_dir"]
 
-RECORD = "⏺ &Record"
-STOP = "⏹ Stop &recording"
+RECORD = "● &Record"
+STOP = "■ Stop &recording"
 
 
 def recordings_dir() -> Path:
