@@ -28,6 +28,7 @@ def save(widget: QWidget, out: Path, name: str) -> None:
 
 async def take(out: Path) -> None:
     from relay_desktop.ui.app import start_demo
+    from relay_desktop.ui.history import RUN_ID
     from relay_desktop.ui.main_window import MainWindow
 
     window = MainWindow()
@@ -35,7 +36,7 @@ async def take(out: Path) -> None:
     window.show()
     await window.choose_models()
     await asyncio.sleep(0.6)
-    save(window, out, "idle")
+    save(window, out, "window-idle")
     actions: list[ActionStarted] = []
     finished = asyncio.Event()
 
@@ -48,10 +49,17 @@ async def take(out: Path) -> None:
     await start_demo(window)
     if window.session.device is None:
         raise SystemExit("could not start the virtual phone:\n" + "\n".join(window.log_view.lines()))
-    while len(actions) < 3:
-        await asyncio.sleep(0.05)
-    await asyncio.sleep(0.25)                       # the cursor on its way to the target
-    save(window, out, "running")
+    # The cursor on its way to a tap's target, with the boxes of the screen the agent read: taken at each tap
+    # until one is caught before the tap's effect takes the boxes down (they belong to the screen before it).
+    taken = 0
+    while not finished.is_set() and taken < 3:
+        if len(actions) > taken:
+            taken = len(actions)
+            await asyncio.sleep(0.08)
+            if window.mirror_view.boxes.boxes and taken >= 2:
+                save(window, out, "demo-window")
+                break
+        await asyncio.sleep(0.01)
     await asyncio.wait_for(finished.wait(), 60)
     await asyncio.sleep(0.5)
     window.tabs.setCurrentIndex(1)
@@ -60,23 +68,23 @@ async def take(out: Path) -> None:
     if element_map is not None and element_map.find("Wi-Fi"):
         window.inspector.select(element_map.find("Wi-Fi")[0])
     await asyncio.sleep(0.3)
-    save(window, out, "inspecting")
+    save(window, out, "window-inspecting")
     dialog = window.open_settings()
     await asyncio.sleep(0.8)
-    save(dialog, out, "settings")
+    save(dialog, out, "window-settings")
     dialog.reject()
     await window.recorder.flush()
     window.tabs.setCurrentIndex(2)
     await window.history.refresh()
-    await window.history.open(window.history.runs.item(0).data(256))
+    await window.history.open(window.history.runs.item(0).data(0, RUN_ID))
     window.history.steps.setCurrentRow(2)
     await asyncio.sleep(0.5)
-    save(window, out, "history")
+    save(window, out, "window-history")
     if window.theme is not None:
         window.theme.apply("dark")
         window.tabs.setCurrentIndex(0)
         await asyncio.sleep(0.5)
-        save(window, out, "dark")
+        save(window, out, "window-dark")
     await window.shutdown()
     window.close()
 

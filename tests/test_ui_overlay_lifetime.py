@@ -54,6 +54,8 @@ def test_boxes_go_when_the_screen_changes_and_inspect_reads_the_new_screen(
                     break
                 await asyncio.sleep(0.02)
             assert "Add alarm" in labels()
+            window.tabs.setCurrentIndex(0)                         # leaving Inspect takes its boxes along
+            assert not labels()
         finally:
             await window.shutdown()
 

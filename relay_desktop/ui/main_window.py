@@ -279,6 +279,8 @@ class MainWindow(QMainWindow):
             self._spawn(self.history.refresh())
         if index == 1:
             self._spawn(self.refresh_elements())
+        elif not self.session.running:    # Inspect's boxes are for Inspect; a run draws its own
+            self.mirror_view.hide_overlays()
         else:
             self.mirror_view.selected = self.mirror_view.hovered = None
             self.mirror_view.update()

@@ -58,7 +58,7 @@ class SettingsDialog(QDialog):
         keys_box = QGroupBox("API keys", self)
         box_layout = QVBoxLayout(keys_box)
         box_layout.addWidget(self.keyring_status)   # outside the grid: a wrapped label there gets clipped
-        width = max(QLabel(f"&{_NAMES[name]}", self).sizeHint().width() for name in PROVIDERS)
+        width = max(self.fontMetrics().horizontalAdvance(_NAMES[name]) for name in PROVIDERS) + 8
         for name in PROVIDERS:
             field = QLineEdit(self)
             field.setEchoMode(QLineEdit.EchoMode.Password)
@@ -151,6 +151,18 @@ class SettingsDialog(QDialog):
                                         "this session only; they are never written to a file.")
             self.session_only.setChecked(True)
             self.session_only.setEnabled(False)
+        self._fit()
+
+    def _fit(self) -> None:
+        """Keep what was just written readable in full: each label asks for the height its text needs (a
+        layout otherwise squeezed the multi-line ones, cutting them), and the dialog grows to match."""
+        status = self.keyring_status
+        status.setMinimumHeight(status.heightForWidth(max(status.width(), 600)))
+        for result in self.results.values():
+            result.setMinimumHeight(result.sizeHint().height() if result.text() else 0)
+        layout = self.layout()
+        if layout is not None:
+            layout.activate()
 
     def _typed(self, name: str) -> list[str]:
         return [line for line in self.key_fields[name].text().split() if line]
@@ -180,6 +192,7 @@ class SettingsDialog(QDialog):
         results = await check_provider(provider, model, store, timeout=20)
         lines = (f"{'✔' if r.ok else '✘'} {r.status}: {r.message}" for r in results)
         self.results[name].setText("\n".join(textwrap.fill(line, RESULT_COLUMNS) for line in lines))
+        self._fit()
 
     def _first_model(self, provider: str) -> str | None:
         for field in self.role_fields.values():
