@@ -374,12 +374,26 @@ async def test_when_every_provider_fails_the_rule_based_planner_takes_over() -> 
 
     screens = {"s": Screen("com.example.app", [Widget("Wi-Fi", "switch")])}
     phone = FakePhone(screens, "s")
-    run = await run_task(phone, Script(fast), "Turn on Wi-Fi", planning=False)
+    run = await run_task(phone, Script(fast), "Turn on Wi-Fi", planning=False, allow_fallback=True)
     assert run.result is not None and run.result.outcome == "success"
     assert [p.source for p in run.of(PlanReceived)] == ["fallback", "fallback"]
     assert any("the rule-based fallback planner takes over" in e.message for e in run.of(LogLine))
     assert phone.screens["s"].widgets[0].checked
     assert len(run.fast_requests()) == 1   # no model is asked again once it is known that none answers
+
+
+async def test_unless_allowed_a_failed_model_ends_the_run_naming_it_and_nothing_is_done() -> None:
+    from relay_desktop.llm.errors import AllProvidersFailed, ConnectionFailed
+
+    def fast(n: int, request: LLMRequest) -> object:
+        return AllProvidersFailed("fast", [ConnectionFailed("no route to host", provider="anthropic", model="m")])
+
+    screens = {"s": Screen("com.example.app", [Widget("Wi-Fi", "switch")])}
+    phone = FakePhone(screens, "s")
+    run = await run_task(phone, Script(fast), "Turn on Wi-Fi", planning=False)
+    assert run.result is not None and run.result.outcome == "error"
+    assert run.result.reason.startswith("the model anthropic/m could not be used: ")
+    assert not phone.screens["s"].widgets[0].checked                 # the rules did not step in uninvited
 
 
 async def test_with_no_model_at_all_the_fallback_planner_drives() -> None:

@@ -124,10 +124,13 @@ def test_elements_on_a_picture_says_it_is_a_picture_without_dumping_bytes(
     assert "\\x" not in err and "IHDR" not in err
 
 
-def test_the_sim_demo_ends_once_every_task_was_tried(adb_server: AdbTestServer, tmp_path: Path) -> None:
-    env = {**os.environ, "RELAY_DESKTOP_HOME": str(tmp_path), "ANDROID_ADB_SERVER_PORT": str(adb_server.port)}
-    done = subprocess.run([sys.executable, "-m", "relay_desktop", "sim", "--port", "0", "--demo"], env=env,
-                          capture_output=True, text=True, timeout=600)
-    assert "Press Ctrl+C" not in done.stdout and "Traceback" not in done.stderr, done.stderr[-2000:]
-    solved, tried = done.stdout.rsplit(" tasks solved.", 1)[0].rsplit("\n", 1)[1].split("/")
-    assert done.returncode == (0 if solved == tried else 1)       # the exit code says whether all were
+def test_the_sim_demo_ends_once_every_task_was_tried(adb_server: AdbTestServer, home: Path,
+                                                     capsys: pytest.CaptureFixture[str],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from relay_desktop.sim.tasks import TASKS_BY_ID
+
+    # Two tasks stand in for the suite: what is tested is that the command ends, and says how it went.
+    monkeypatch.setattr("relay_desktop.sim.tasks.ALL_TASKS", [TASKS_BY_ID["wifi_on"], TASKS_BY_ID["bluetooth_off"]])
+    assert main(["sim", "--port", "0", "--demo"]) == 0
+    out = capsys.readouterr().out
+    assert "2/2 tasks solved." in out and "Press Ctrl+C" not in out
