@@ -53,7 +53,7 @@ async def _showing_the_phone_now(window: MainWindow) -> None:
     """Wait until the window's picture is the phone's screen as it is now (a slow machine's mirror lags)."""
     view, device = window.mirror_view, window.session.device
     assert device is not None
-    for _ in range(100):
+    for _ in range(300):
         image = view._image
         shot = await device.screenshot()
         if image is not None:                     # the same scale, so cell edges fall alike

@@ -88,7 +88,8 @@ class MainWindow(QMainWindow):
         self.store = RunStore()
         self.screen_recording = ScreenRecording(
             self, lambda: self.session.mirror, self.store, self.say,
-            lambda: self.session.agent.run_id if self.session.running and self.session.agent else None)
+            lambda: self.session.agent.run_id if self.session.running and self.session.agent else None,
+            lambda: self.recorder.flush())
         run_tab = QWidget(self)
         layout = QVBoxLayout(run_tab)
         layout.addWidget(self.panel)
@@ -142,7 +143,7 @@ class MainWindow(QMainWindow):
         self._reinspect = QTimer(self)
         self._reinspect.setSingleShot(True)
         self._reinspect.setInterval(REINSPECT_MS)
-        self._reinspect.timeout.connect(self._reinspect_now)
+        self._reinspect.timeout.connect(lambda: self._reinspect_now())
         self.mirror_view.overlays_stale.connect(self._overlays_stale)
         splitter = QSplitter(Qt.Orientation.Horizontal, self)
         splitter.addWidget(self.mirror_view)
@@ -177,7 +178,7 @@ class MainWindow(QMainWindow):
         # final figure (tenths, measured from just before the start) never reads lower than the last tick.
         self._clock = QTimer(self)
         self._clock.setInterval(1000)
-        self._clock.timeout.connect(self._tick)
+        self._clock.timeout.connect(lambda: self._tick())   # a bound slot here did not always fire
         self._tokens, self._cost = 0, 0.0
         self.resize(1200, 860)
 

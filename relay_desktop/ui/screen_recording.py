@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -32,10 +32,12 @@ def recordings_dir() -> Path:
 
 class ScreenRecording(QObject):
     def __init__(self, parent: QWidget, mirror: Callable[[], Any], store: RunStore, say: Callable[[str], None],
-                 current_run: Callable[[], str | None] = lambda: None) -> None:
+                 current_run: Callable[[], str | None] = lambda: None,
+                 flush_history: Callable[[], Awaitable[Any]] | None = None) -> None:
         super().__init__(parent)
         self._mirror = mirror                  # the session's live mirror now, or None
         self._current_run = current_run        # the id of the run going on now, if any
+        self._flush_history = flush_history    # the history written so far (a run's row exists to link to)
         self.store = store
         self.say = say
         self.button = QPushButton(RECORD, parent)
@@ -54,7 +56,7 @@ class ScreenRecording(QObject):
         self._busy = False
         self._clock = QTimer(self)
         self._clock.setInterval(500)
-        self._clock.timeout.connect(self._show_time)
+        self._clock.timeout.connect(lambda: self._show_time())   # as the window's clock: a bound slot missed ticks
         self._tasks: set[asyncio.Task[Any]] = set()
 
     @property
@@ -121,6 +123,8 @@ class ScreenRecording(QObject):
             return None
         self.last_path = recorder.path
         self.say(f"Recording saved: {recorder.path} ({recorder.duration_s:.1f} s)")
+        if self._runs and self._flush_history is not None:
+            await self._flush_history()
         for run_id in sorted(self._runs):
             try:
                 await self.store.alink_recording(run_id, recorder.path)
