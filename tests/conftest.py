@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
 import subprocess
@@ -162,9 +163,12 @@ def qt_loop(_qasync_loop):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def window(qtbot, adb_server: AdbTestServer, tmp_path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+def window(qtbot, adb_server: AdbTestServer, tmp_path, monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
+           _qasync_loop):
     """The main window, shown, with its files in a temporary folder and the virtual phone's built-in scrcpy
-    server (no download: offline, and no desktop scrcpy install is looked for)."""
+    server (no download: offline, and no desktop scrcpy install is looked for). A test that stopped half-way
+    has its phone let go afterwards: a virtual phone left listening is still visited by the adb server, and each
+    visit would be a task "outliving" every later test."""
     from relay_desktop.ui.main_window import MainWindow
 
     monkeypatch.setenv("RELAY_DESKTOP_HOME", str(tmp_path))
@@ -174,4 +178,6 @@ def window(qtbot, adb_server: AdbTestServer, tmp_path, monkeypatch: pytest.Monke
     qtbot.addWidget(main)
     main.resize(1200, 900)
     main.show()
-    return main
+    yield main
+    if main._shutdown is None:      # the widgets may be gone already (pytest-qt closes them); the phone is not
+        _qasync_loop.run_until_complete(asyncio.wait_for(main.session.close(), 15))
