@@ -134,3 +134,30 @@ def test_a_key_for_another_provider_than_the_models_use_is_said_not_no_key_yet(
         assert not window.key_notice.isVisibleTo(window)
 
     qt_loop.run_until_complete(asyncio.wait_for(scenario(), 30))
+
+
+def test_saving_the_settings_leaves_the_log_where_the_user_was_reading(
+        window: MainWindow, qt_loop: qasync.QEventLoop) -> None:
+    bar = window.log_view.tree.verticalScrollBar()
+
+    async def save_with_theme(theme: str) -> None:
+        dialog = window.open_settings()
+        await asyncio.sleep(0.2)
+        dialog.theme.setCurrentIndex(dialog.theme.findData(theme))
+        assert await dialog.save() is not None
+        await asyncio.sleep(0.5)
+
+    async def scenario() -> None:
+        window.keys = KeyStore(backend=keyring.backends.fail.Keyring(), environ={})
+        for n in range(300):
+            window.say(f"line {n}")
+        await asyncio.sleep(0.2)
+        assert bar.maximum() > 100 and bar.value() == bar.maximum()
+        await save_with_theme("dark")
+        assert bar.value() >= bar.maximum() - 4, f"following the log, then at {bar.value()} of {bar.maximum()}"
+        bar.setValue(bar.maximum() // 2)                 # the user scrolled up to read
+        reading = bar.value()
+        await save_with_theme("light")
+        assert abs(bar.value() - reading) <= 4, f"was reading at {reading}, then at {bar.value()}"
+
+    qt_loop.run_until_complete(asyncio.wait_for(scenario(), 30))
