@@ -164,6 +164,7 @@ class BenchRun:
                 finally:
                     if mirror is not None:
                         await mirror.stop()
+                    await device.close()
         return rows
 
     async def _start_mirror(self, device: Any) -> Any:

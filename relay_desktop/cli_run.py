@@ -223,6 +223,7 @@ async def _run_task(args: argparse.Namespace) -> int:
             await mirror.finish_recording(recording)
         if mirror is not None:
             await mirror.stop()
+        await device.close()
         if suite_task is not None and service is not None:
             check = suite_task.check(service.phone)
             out.line(f"Virtual phone check: {'passed' if check.ok else 'failed'} ({check.detail})")

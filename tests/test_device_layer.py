@@ -133,11 +133,13 @@ async def test_device_context(adb_server: AdbTestServer, sim: VirtualPhoneServic
     assert context.current_app is not None and context.current_app.package == "com.android.launcher3"
 
 
-async def test_text_that_input_text_cannot_type_is_refused_before_sending(adb_server: AdbTestServer,
-                                                                         sim: VirtualPhoneService) -> None:
+async def test_text_that_input_text_cannot_type_is_refused_before_sending(
+        adb_server: AdbTestServer, sim: VirtualPhoneService, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RELAY_DESKTOP_UI_SERVER", "off")
     device = await adb_server.server().device(sim.serial)
-    with pytest.raises(UnsupportedTextError, match="only types printable ASCII"):
+    with pytest.raises(UnsupportedTextError, match="types only ASCII") as refused:
         await device.type_text("Grüße")
+    assert "uiautomator2 server" in str(refused.value) and "Start the mirror" in str(refused.value)
 
 
 async def test_bad_input_arguments_fail_with_the_phone_output(adb_server: AdbTestServer,

@@ -191,6 +191,9 @@ class Orchestrator:
         describe = getattr(self.phone, "describe", None)
         if describe is not None:
             self.log(describe())
+        start_reading = getattr(self.phone, "start_reading", None)
+        if start_reading is not None:     # how the screen is read (the fast server, or uiautomator dump)
+            self.log(await start_reading())
         previous: Observation | None = None
         step_started = time.monotonic()
         for iteration in range(1, self.settings.max_steps + 1):

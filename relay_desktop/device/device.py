@@ -38,9 +38,11 @@ from relay_desktop.device.errors import (
     DeviceOfflineError,
     DeviceUnauthorizedError,
     HierarchyDumpError,
+    UnsupportedTextError,
 )
 from relay_desktop.device.models import AppInfo, CurrentApp, DeviceContext, ShellResult
-from relay_desktop.device.text_input import shell_quote, type_steps
+from relay_desktop.device.text_input import shell_quote, type_steps, untypable
+from relay_desktop.device.ui_server import UiServer
 from relay_desktop.keycodes import keycode
 
 if TYPE_CHECKING:
@@ -73,6 +75,7 @@ class Device:
         self._recovering: asyncio.Lock | None = None
         self._recovered_at = float("-inf")
         self._listeners: list[Callable[[str], None]] = []
+        self.ui_server = UiServer(self._adb)
 
     def __repr__(self) -> str:
         return f"Device({self.serial!r})"
@@ -253,7 +256,28 @@ class Device:
             raise CommandFailedError("screencap -p", f"not a PNG ({len(data)} bytes)") from exc
         return image
 
+    async def start_reading(self) -> str:
+        """Start the uiautomator2 server if this phone can run it; one line for the run's log saying how the
+        screen will be read."""
+        if await self.ui_server.start():
+            return "Screen read by the uiautomator2 server on the phone (fast, no wait for an idle screen)"
+        return f"Screen read with `uiautomator dump` (the uiautomator2 server is not available: {self.ui_server.error})"
+
     async def dump_hierarchy(self, retries: int = 3, backoff: float = 0.3) -> str:
+        """The window hierarchy XML: from the uiautomator2 server where it runs, else ``uiautomator dump``."""
+        if self.ui_server.error is None and await self.ui_server.start():
+            try:
+                return await self.ui_server.dump_hierarchy()
+            except DeviceError as exc:
+                # uiautomator2 already restarted its server once inside the call; give it up for this phone.
+                # It is stopped first: while it holds UiAutomation, `uiautomator dump` fails on a real phone.
+                self.ui_server.error = f"it stopped answering ({exc})"
+                await self.ui_server.stop()
+                self._notify(f"The uiautomator2 server on {self.serial} stopped answering ({exc}); the screen is "
+                             "read with `uiautomator dump` from now on (slower).")
+        return await self._uiautomator_dump(retries, backoff)
+
+    async def _uiautomator_dump(self, retries: int, backoff: float) -> str:
         """The ``uiautomator dump`` XML, retried while the screen is busy animating."""
         command = f"uiautomator dump {DUMP_PATH} && cat {DUMP_PATH}"
         output = ""
@@ -270,6 +294,10 @@ class Device:
         reasons = [line for line in output.splitlines() if "ERROR" in line]
         raise HierarchyDumpError(f"uiautomator dump {DUMP_PATH}", reasons[-1] if reasons else output or "no output",
                                  None)
+
+    async def close(self) -> None:
+        """Let go of what runs on the phone for this app (the uiautomator2 server)."""
+        await self.ui_server.stop()
 
     # ------------------------------------------------------------ input
 
@@ -298,7 +326,19 @@ class Device:
             await self.shell("input keyevent " + " ".join(map(str, codes)), check=True)
 
     async def type_text(self, text: str) -> None:
-        """Type into the focused field. ASCII only on this path (raises UnsupportedTextError otherwise)."""
+        """Type into the focused field: ASCII with ``input text``, anything else by a paste through the
+        uiautomator2 server's clipboard (UnsupportedTextError, saying what to enable, when it cannot run)."""
+        bad = untypable(text)
+        if bad:
+            if await self.ui_server.start():
+                await self.ui_server.paste_text(text)
+                return
+            shown = ", ".join(repr(c) for c in bad[:5])
+            raise UnsupportedTextError(
+                f"cannot type {shown}: `adb shell input text` types only ASCII, and a clipboard paste needs the "
+                f"live mirror or the uiautomator2 server on the phone ({self.ui_server.error}). Start the mirror "
+                "(the scrcpy server), or let the uiautomator2 server run (unset RELAY_DESKTOP_UI_SERVER=off), "
+                "or type ASCII only.")
         steps = type_steps(text)
         # One shell round trip for the whole text; `&&` stops at the first failure.
         if steps:

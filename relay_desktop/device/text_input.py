@@ -32,13 +32,18 @@ def shell_quote(word: str) -> str:
     return "'" + word.replace("'", "'\\''") + "'"
 
 
+def untypable(text: str) -> list[str]:
+    """The characters ``input text`` cannot type (newline and tab are typed as keys)."""
+    return sorted({c for c in text if (ord(c) > 126 or ord(c) < 32) and c not in "\n\t"})
+
+
 def type_steps(text: str) -> list[TypeStep]:
-    bad = sorted({c for c in text if (ord(c) > 126 or ord(c) < 32) and c not in "\n\t"})
+    bad = untypable(text)
     if bad:
         shown = ", ".join(repr(c) for c in bad[:5])
         raise UnsupportedTextError(
             f"cannot type {shown}: 'adb shell input text' only types printable ASCII. "
-            "Non-ASCII text needs the mirror's clipboard paste (not available on this path yet).")
+            "Other text is typed by a clipboard paste (the live mirror or the uiautomator2 server).")
     steps: list[TypeStep] = []
     chunk = ""
 

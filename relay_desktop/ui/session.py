@@ -117,6 +117,8 @@ class Session:
                 with contextlib.suppress(Exception):
                     await mirror.stop()
         self.mirror = self.fallback_mirror = None
+        if self.device is not None:
+            await self.device.close()
         if self.service is not None:
             service, self.service = self.service, None
             await service.stop()
