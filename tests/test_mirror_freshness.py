@@ -90,3 +90,45 @@ async def test_a_lagging_mirror_still_gives_the_agent_a_current_picture(
     assert pixels_changed(home, now)                  # the screen did change
     assert not pixels_changed(home, stale)            # the newest frame still showed the home screen ...
     assert not pixels_changed(now, fresh)             # ... the agent's picture shows Settings
+
+
+async def test_the_first_picture_of_a_run_shows_the_screen_as_the_run_starts(
+        adb_server: AdbTestServer, sim: VirtualPhoneService, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A reader saw the previous task's cart in the first picture of a run beside the launcher's element list: a
+    frame captured just before the screen changed was still on its way and was dated after the run started."""
+    import io
+
+    from PIL import Image
+
+    import relay_desktop.sim.scrcpy_server as server
+    from relay_desktop.agent.events import ScreenCaptured
+    from tests.agent_harness import Script, complete, run_task
+
+    encode = server._scale_and_encode
+
+    def steady_latency(*args):  # type: ignore[no-untyped-def]
+        time.sleep(0.3)          # every frame takes 0.3 s to encode: the shortest latency is 0.3 s
+        return encode(*args)
+
+    monkeypatch.setattr(server, "_scale_and_encode", steady_latency)
+    monkeypatch.setenv("RELAY_DESKTOP_OCR", "off")
+    jar = tmp_path / "scrcpy-server"
+    jar.write_bytes(b"server")
+    device = await adb_server.server().device(sim.serial)
+    mirror = MirrorClient(device, ServerFile(jar, "3.3.4", "test"), max_size=1200)
+    await asyncio.wait_for(mirror.start(), 20)
+    stale_runs = 0
+    try:
+        assert await asyncio.wait_for(mirror.first_frame(10), 15)
+        for app in ("com.android.settings", "com.google.android.contacts", "com.android.settings"):
+            await asyncio.sleep(1.0)
+            sim.phone.launch(app)                  # the screen changes just as a run starts
+            run = await run_task(MirroredPhone(device, mirror), Script(lambda n, r: complete()), timeout=30)
+            first = run.of(ScreenCaptured)[0]
+            assert first.screenshot is not None
+            seen = pixel_signature(Image.open(io.BytesIO(first.screenshot.jpeg)))
+            truth = pixel_signature(await sim.phone.screenshot())
+            stale_runs += pixels_changed(seen, truth)
+    finally:
+        await mirror.stop()
+    assert stale_runs == 0, f"{stale_runs} of 3 runs began with a picture of the screen before the run"

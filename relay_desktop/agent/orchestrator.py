@@ -222,6 +222,8 @@ class Orchestrator:
         iteration, coordinator, state = self.iteration, self.coordinator, self.state
         assert state is not None
         await coordinator.adopt(iteration)
+        if previous is None:
+            await self._settle_before_first_look()
         observation = await self.capture(previous.element_map if previous else None)
         diff = diff_maps(previous.element_map, observation.element_map) if previous is not None else None
         still = previous is not None and no_visible_effect(previous, observation)
@@ -276,6 +278,13 @@ class Orchestrator:
         if self.settings.settle_s:
             await asyncio.sleep(self.settings.settle_s)
 
+    async def _settle_before_first_look(self) -> None:
+        """The run may start while the screen is changing (the user's last tap, an app opening): the first look
+        waits until the mirror shows it still. A frame captured just before the change is dated late by the
+        pipeline's latency and would otherwise pass for a current one, beside a current element list."""
+        wait_settled = getattr(self.phone, "wait_settled", None)
+        if wait_settled is not None:
+            await wait_settled()
 
     # ------------------------------------------------------------ capture
 
