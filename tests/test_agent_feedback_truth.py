@@ -93,9 +93,11 @@ async def test_remembered_facts_are_pinned_and_reach_the_planner_and_the_verifie
     run = await run_task(FakePhone(counter_screens(), "s0"), Script(fast, verifier=verifier), planning=False)
     # Step 16 is long past the 12-message window, yet the fact is in its pinned message.
     pinned = run.fast_requests()[-1].messages[0].text
-    assert "Carol's number is 555-0187 (read at step 1, com.example.app)" in pinned
+    # The claim is the model's own: the screen it was noted on shows no such number, and the prompt says so.
+    assert "Carol's number is 555-0187 (noted at step 1, com.example.app; no matching text on that screen)" \
+        in pinned
     assert "<screen_data>" in pinned  # read off the screen: it goes to the model as data
-    assert "Carol's number is 555-0187" in verifier_texts[0]
+    assert "Carol's number is 555-0187" in verifier_texts[0] and "its own words, not checked" in verifier_texts[0]
     assert "step 1: tap e2 \"Next\"" in verifier_texts[0]  # the transcript, with labels, from the start
 
 

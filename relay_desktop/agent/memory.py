@@ -3,17 +3,27 @@
 The fast agent's conversation is a sliding window, so a phone number read in Contacts at step 4 is gone by
 step 17, when the message to Bob is typed. The model keeps such facts with the ``remember`` field of its
 answer; they are pinned next to the task in every request, shown to the planning agent and the completion
-verifier (with the step and app where each was read, as evidence), and capped so they cannot grow without end.
+verifier, and capped so they cannot grow without end.
+
+A fact is the model's own sentence, not something the loop saw: "Julia starred" may be true or a hope. So each
+keeps, as evidence, the text on the screen it was noted on that matches it (the number, the names), or says
+that nothing there matched; a supervisor then weighs a quoted "Hannah Schmidt · 555-0104" above a bare claim.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["MAX_FACTS", "MAX_FACT_CHARS", "Fact", "Memory"]
+__all__ = ["MAX_FACTS", "MAX_FACT_CHARS", "NOTED_BY_THE_AGENT", "Fact", "Memory", "evidence_for"]
 
 MAX_FACTS = 12
 MAX_FACT_CHARS = 300
+MAX_EVIDENCE_CHARS = 120
+NOTED_BY_THE_AGENT = ("Facts the agent noted (its own words, not checked; each says what text the screen showed "
+                      "that matches it, if any):")
+_TOKEN = re.compile(r"[^\W_]+(?:[-.'][^\W_]+)*")
 
 
 @dataclass(frozen=True)
@@ -21,10 +31,40 @@ class Fact:
     text: str
     step: int
     app: str
+    evidence: str = ""      # the screen's text that matches the fact, quoted; "" when nothing there did
 
     def line(self) -> str:
         where = f"step {self.step}" + (f", {self.app}" if self.app else "")
-        return f"- {self.text} (read at {where})"
+        seen = f'the screen showed "{self.evidence}"' if self.evidence else "no matching text on that screen"
+        return f"- {self.text} (noted at {where}; {seen})"
+
+
+def _significant(text: str) -> set[str]:
+    """Tokens that identify a fact: anything with a digit (numbers, codes, times) and words of 4+ letters."""
+    found = set()
+    for token in _TOKEN.findall(text.lower()):
+        digits = sum(c.isdigit() for c in token)
+        if digits >= 2 or (not digits and len(token) >= 4):
+            found.add(token)
+    return found
+
+
+def evidence_for(fact: str, screen_texts: Sequence[str]) -> str:
+    """The screen text that best backs ``fact``: every number in the fact must be on it, and, for a fact
+    without numbers, at least two of its words. "" when no text on the screen does."""
+    wanted = _significant(fact)
+    numbers = {t for t in wanted if any(c.isdigit() for c in t)}
+    best, best_score = "", 0
+    for text in screen_texts:
+        have = _significant(text)
+        if numbers and not numbers <= have:
+            continue
+        score = len(wanted & have)
+        if score > best_score and (numbers or score >= 2):
+            best, best_score = text, score
+    if len(best) > MAX_EVIDENCE_CHARS:
+        best = best[:MAX_EVIDENCE_CHARS - 1].rstrip() + "…"
+    return best
 
 
 class Memory:
@@ -33,8 +73,10 @@ class Memory:
         self.facts: list[Fact] = []
         self.dropped = 0
 
-    def add(self, texts: list[str] | tuple[str, ...], step: int, app: str = "") -> list[Fact]:
-        """Keep new facts (the newest win when the cap is reached); returns those actually added."""
+    def add(self, texts: list[str] | tuple[str, ...], step: int, app: str = "",
+            screen_texts: Sequence[str] = ()) -> list[Fact]:
+        """Keep new facts (the newest win when the cap is reached), each with the text of ``screen_texts`` (the
+        screen it was noted on) that backs it; returns those actually added."""
         added = []
         for raw in texts:
             text = " ".join(str(raw).split())
@@ -44,7 +86,7 @@ class Memory:
                 text = text[:MAX_FACT_CHARS - 1].rstrip() + "…"
             if any(f.text == text for f in self.facts):
                 continue
-            fact = Fact(text, step, app)
+            fact = Fact(text, step, app, evidence_for(text, screen_texts))
             self.facts.append(fact)
             added.append(fact)
         excess = len(self.facts) - self.max_facts

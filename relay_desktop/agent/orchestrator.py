@@ -39,7 +39,7 @@ from relay_desktop.agent.events import (
 from relay_desktop.agent.executor import Executor
 from relay_desktop.agent.guards import LoopGuards
 from relay_desktop.agent.knowledge import AppKnowledgeCache
-from relay_desktop.agent.memory import Memory
+from relay_desktop.agent.memory import NOTED_BY_THE_AGENT, Memory
 from relay_desktop.agent.observation import Observation
 from relay_desktop.agent.plan_runner import PlanRunner
 from relay_desktop.agent.planning import PlanningAgent
@@ -177,7 +177,7 @@ class Orchestrator:
         self.coordinator = PlanningCoordinator(task, self.run_id, planner, checker, self.settings,
                                                self.conversation, self.emit, self.context.installed_apps,
                                                self._knowledge_text)
-        self.coordinator.facts = lambda: as_data(self.memory.text("Facts the agent noted so far:"))
+        self.coordinator.facts = lambda: as_data(self.memory.text(NOTED_BY_THE_AGENT))
         self.state = RunState(self.run_id, task, self.settings, self.phone, self.control, self.handlers,
                               self.conversation, self.guards, self.coordinator, self.executor, self.emit,
                               self.capture, self.completion, self.memory)
@@ -255,7 +255,8 @@ class Orchestrator:
             state.count_error("no usable plan")
             return observation
         if plan.remember:
-            self.memory.add(plan.remember, iteration, observation.app)
+            screen_texts = [" · ".join(p for p in (e.label, e.value) if p) for e in observation.element_map.elements]
+            self.memory.add(plan.remember, iteration, observation.app, screen_texts)
             self.conversation.facts = as_data(self.memory.text())
         await self.steps.execute(plan, observation)
         await self._settle()

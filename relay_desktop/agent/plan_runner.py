@@ -18,6 +18,7 @@ from dataclasses import replace
 from relay_desktop.agent.actions import ResolvedStep, SemanticActionPlan, Step, StepError, resolve_step
 from relay_desktop.agent.control import RunFinishedSignal
 from relay_desktop.agent.events import ActionResult, ActionStarted, HumanInput
+from relay_desktop.agent.memory import NOTED_BY_THE_AGENT
 from relay_desktop.agent.observation import Observation
 from relay_desktop.agent.ports import screenshot_at
 from relay_desktop.agent.run_state import RunState
@@ -263,7 +264,7 @@ class PlanRunner:
             raise RunFinishedSignal("success", summary or "done")
         try:
             verdict = await run.completion.verify(run.task, observation, summary, self.transcript,
-                                                  run.memory.text("Facts the agent noted on the way:"))
+                                                  run.memory.text(NOTED_BY_THE_AGENT))
             # (verify() puts the transcript and the facts inside the data section: they quote the screen)
         except LLMError as exc:
             run.log(f"Completion could not be verified ({exc}); trusting the agent.", "warning")

@@ -138,9 +138,10 @@ class CompletionVerifier:
 
     SYSTEM = ("You verify whether an Android task is really finished, from the phone's current screen, the "
               "transcript of every step the agent took (each with the label its element had when acted on, and "
-              "what it did), and the facts it noted on the way (with the step and app where each was read). A "
-              "task may span several apps: judge earlier parts from the transcript and the facts, the last part "
-              "from the screen. Say done only when this evidence shows the task's result; do not ask to see "
+              "what it did), and the facts it noted on the way. A fact is the agent's own words, not something "
+              "seen: trust it only as far as the screen text quoted with it backs it. A task may span several "
+              "apps: judge earlier parts from the transcript and the backed facts, the last part from the screen. "
+              "Say done only when this evidence shows the task's result; do not ask to see "
               "again what the transcript already proves. If the agent did a different or wrong thing (another "
               "item, another contact, the wrong setting), say so with the words 'wrong' or 'instead of' and what "
               "it did instead.\n\n" + UNTRUSTED_NOTICE)

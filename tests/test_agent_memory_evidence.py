@@ -1,0 +1,39 @@
+"""A remembered fact is the model's own sentence. Readers playing the verifier saw "Julia Rossi starred (read at
+step 4, Contacts)" presented like something read off the screen, when it was only the agent's claim: each fact
+now carries the screen text that backs it, or says that nothing on that screen did."""
+
+from __future__ import annotations
+
+from relay_desktop.agent.memory import Memory, evidence_for
+
+CONTACT_CARD = ["Hannah Schmidt", "Mobile · 555-0104", "Call", "Text", "Add to favourites"]
+
+
+def test_a_number_read_off_the_screen_is_quoted_with_the_text_that_shows_it() -> None:
+    assert evidence_for("Hannah's mobile is 555-0104", CONTACT_CARD) == "Mobile · 555-0104"
+
+
+def test_a_claim_the_screen_does_not_show_is_marked_as_such() -> None:
+    assert evidence_for("Hannah's mobile is 555-0199", CONTACT_CARD) == ""           # a number not on screen
+    assert evidence_for("Part 1 done: texted Julia", CONTACT_CARD) == ""              # nothing matches
+    # One shared word is not backing: a fact without numbers needs two of its words on one text.
+    assert evidence_for("Favourites updated for Julia", CONTACT_CARD) == ""
+    assert evidence_for("Hannah Schmidt is a contact", CONTACT_CARD) == "Hannah Schmidt"
+
+
+def test_facts_say_where_they_were_noted_and_what_backs_them() -> None:
+    memory = Memory()
+    memory.add(["Hannah's mobile is 555-0104", "Julia Rossi starred"], 4, "com.google.android.contacts",
+               CONTACT_CARD)
+    text = memory.text("Facts:")
+    assert "- Hannah's mobile is 555-0104 (noted at step 4, com.google.android.contacts; the screen showed " \
+           "\"Mobile · 555-0104\")" in text
+    assert "- Julia Rossi starred (noted at step 4, com.google.android.contacts; no matching text on that " \
+           "screen)" in text
+    assert "read at" not in text
+
+
+def test_long_screen_text_is_quoted_in_part() -> None:
+    long = "Order #SH-10421 · " + "Phone Case, " * 20 + "Total paid $14.40"
+    quoted = evidence_for("order SH-10421 paid", [long])
+    assert quoted.startswith("Order #SH-10421") and quoted.endswith("…") and len(quoted) <= 120
