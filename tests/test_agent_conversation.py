@@ -19,11 +19,13 @@ def _turns(conversation: Conversation, count: int) -> list[Message]:
 
 def test_the_pinned_task_comes_first_then_the_last_twelve_in_order() -> None:
     conversation = Conversation("Turn on Wi-Fi")
-    added = _turns(conversation, 30)
+    added = _turns(conversation, 31)
     messages = conversation.messages()
     assert WINDOW == 12 and len(messages) == 13
     assert messages[0] == Message.user("TASK: Turn on Wi-Fi")
     assert messages[1:] == added[-12:]
+    conversation.add(Message.user("screen 31"))    # the oldest is now a result whose plan fell out: it goes too
+    assert conversation.messages()[1:] == [*added[-10:], Message.user("screen 31")]
 
 
 def test_the_window_is_not_padded_before_it_fills() -> None:
@@ -38,7 +40,7 @@ def test_the_pinned_message_holds_task_phone_guidance_and_facts_once_and_survive
     conversation.context = "Device: Pixel 8"
     conversation.guidance = "GUIDANCE: open Settings first"
     conversation.facts = "FACTS: - the PIN is 1234"
-    added = _turns(conversation, 40)
+    added = _turns(conversation, 41)
     messages = conversation.messages()
     assert messages[0] == Message.user("TASK: Turn on Wi-Fi\n\nDevice: Pixel 8\n\nGUIDANCE: open Settings first\n\n"
                                        "FACTS: - the PIN is 1234")
@@ -70,3 +72,19 @@ def test_merge_leaves_alternating_messages_alone() -> None:
     messages = [Message.user("a"), Message.assistant("b"), Message.user("c", SHOT_1)]
     assert merge_roles(messages) == messages
     assert merge_roles([]) == []
+
+
+def test_the_window_never_starts_with_the_result_of_a_plan_it_dropped() -> None:
+    """Readers saw "RESULT of your plan from step 1 …" right after the pinned message, its plan gone."""
+    from relay_desktop.agent.conversation import Conversation
+    from relay_desktop.llm.types import Message
+
+    conversation = Conversation("Do the thing", window=5)
+    for step in range(1, 5):
+        conversation.add(Message.assistant(f'{{"plan": {step}}}'))
+        conversation.add(Message.user(f"RESULT of your plan from step {step}"))
+        conversation.add(Message.user(f"The user answered: {step}"))      # a turn may have several user messages
+        window = conversation.messages()[1:]
+        assert window[0].role == "assistant", [m.text for m in window]
+        assert len(window) <= 5
+    assert window[-1].text == "The user answered: 4"

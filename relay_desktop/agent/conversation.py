@@ -24,6 +24,7 @@ class Conversation:
         self.guidance = ""                # the planning agent's current guidance
         self.facts = ""                   # what the model chose to remember
         self._recent: deque[Message] = deque(maxlen=window)
+        self._added = 0
 
     @property
     def pinned(self) -> Message:
@@ -32,10 +33,16 @@ class Conversation:
 
     def add(self, message: Message) -> None:
         self._recent.append(message)
+        self._added += 1
 
     def messages(self) -> list[Message]:
-        """Pinned message first, then the window."""
-        return [self.pinned, *self._recent]
+        """Pinned message first, then the window, which starts with a plan of the model's: results and answers
+        whose plan fell out of the window go with it (a result with no plan before it reads as a fresh one)."""
+        recent = list(self._recent)
+        trimmed = self._added > len(recent)
+        while trimmed and recent and recent[0].role == "user" and any(m.role == "assistant" for m in recent):
+            recent.pop(0)
+        return [self.pinned, *recent]
 
     def request(self, current: Message) -> tuple[Message, ...]:
         """The messages for this turn's request: history, then the current screen, roles alternating."""
