@@ -146,3 +146,52 @@ async def test_a_badge_on_the_next_target_does_not_stop_the_plan() -> None:
     assert phone.current == "cart", phone.commands
     # The model said e2; on the fresh screen the same control is e3 (its label grew a badge): re-aimed.
     assert [e.description for e in run.of(ActionStarted)] == ['tap e1 "Add to cart"', 'tap e3 "Cart · 1"']
+
+
+def _screen(*nodes: str) -> str:
+    return ("<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\">"
+            '<node index="0" text="" resource-id="" class="android.widget.FrameLayout" package="com.relay.shop" '
+            'content-desc="" clickable="false" scrollable="false" bounds="[0,0][1080,2400]">'
+            + "".join(nodes) + "</node></hierarchy>")
+
+
+def _button(label: str, rid: str, bounds: str) -> str:
+    return (f'<node index="0" text="" resource-id="com.relay.shop:id/{rid}" class="android.widget.Button" '
+            f'package="com.relay.shop" content-desc="{label}" clickable="true" enabled="true" scrollable="false" '
+            f'bounds="{bounds}" />')
+
+
+def _list(*rows: str) -> str:
+    return ('<node index="1" text="" resource-id="com.relay.shop:id/list" class="androidx.recyclerview.widget.'
+            'RecyclerView" package="com.relay.shop" content-desc="" clickable="false" scrollable="true" '
+            'bounds="[0,300][1080,2200]">' + "".join(rows) + "</node>")
+
+
+def test_a_count_in_a_label_that_changes_in_place_is_still_the_same_control() -> None:
+    """"Cart, 1 item" became "Cart, 2 items" after the first step: readers saw the tap refused as NOT RUN."""
+    from relay_desktop.agent.actions import Step
+    from relay_desktop.agent.plan_runner import retarget
+    from relay_desktop.perception import build_element_map
+
+    before = build_element_map(_screen(_button("Back", "back", "[0,100][150,250]"),
+                                       _button("Cart, 1 item", "cart", "[930,100][1080,250]")))
+    after = build_element_map(_screen(_button("Back", "back", "[0,100][150,250]"),
+                                      _button("Cart, 2 items", "cart", "[930,100][1080,250]")), before)
+    cart = next(e for e in before.elements if e.label == "Cart, 1 item")
+    step, problem = retarget(Step("tap", {"element": cart.id}), before, after)
+    assert problem is None
+    assert after.get(step.element or "").label == "Cart, 2 items"
+
+
+def test_a_list_row_whose_numbers_differ_is_another_item_even_in_the_same_place() -> None:
+    """An alarm deleted, the next one moves up: "Alarm 8:00 AM" where "Alarm 7:30 AM" was is another alarm."""
+    from relay_desktop.agent.actions import Step
+    from relay_desktop.agent.plan_runner import retarget
+    from relay_desktop.perception import build_element_map
+
+    before = build_element_map(_screen(_list(_button("Alarm 7:30 AM", "alarm", "[0,300][1080,500]"),
+                                             _button("Alarm 8:00 AM", "alarm", "[0,500][1080,700]"))))
+    after = build_element_map(_screen(_list(_button("Alarm 8:00 AM", "alarm", "[0,300][1080,500]"))), before)
+    first = next(e for e in before.elements if e.label == "Alarm 7:30 AM")
+    _, problem = retarget(Step("tap", {"element": first.id}), before, after)
+    assert problem is not None

@@ -12,6 +12,7 @@ and on a failure one retry on a fresh element map (the spec's retry).
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from dataclasses import replace
 
@@ -29,6 +30,7 @@ from relay_desktop.llm.errors import LLMError
 from relay_desktop.llm.types import Message
 from relay_desktop.perception import Element, ElementMap, build_element_map
 from relay_desktop.perception.pixels import pixel_signature
+from relay_desktop.perception.tree import UINode
 
 __all__ = ["PlanRunner", "Refused", "retarget"]
 
@@ -41,12 +43,33 @@ class Refused(StepError):
 
 
 def _same_element(old: Element, new: Element) -> bool:
-    """The same control, though its text may have grown a badge ("Cart" → "Cart · 1") or its state changed."""
+    """The same control, though its text may have grown a badge ("Cart" → "Cart · 1"), a count in it changed
+    ("Cart, 1 item" → "Cart, 2 items") or its state changed."""
     if old.role != new.role or old.node.resource_id != new.node.resource_id:
         return False
     if old.label == new.label or not old.label or old.role == "field":
         return True
-    return old.label in new.label or new.label in old.label
+    if old.label in new.label or new.label in old.label:
+        return True
+    # Only a count changed: the same control when it stayed in place and is not a row of a list — a row whose
+    # numbers differ ("Alarm 8:00" where "Alarm 7:30" was) is another item that moved up.
+    return (_shape(old.label) == _shape(new.label) and not _in_list(old.node) and not _in_list(new.node)
+            and old.bounds.intersect(new.bounds).area >= 0.5 * max(1, old.bounds.area))
+
+
+def _shape(label: str) -> str:
+    """A label with its numbers and plural endings folded: "Cart, 2 items" → "cart, # item"."""
+    folded = re.sub(r"\d+(?:[.,:]\d+)*", "#", label.lower())
+    return re.sub(r"\b\w{3,}\b", lambda m: m.group().removesuffix("s").removesuffix("e"), folded)
+
+
+def _in_list(node: UINode) -> bool:
+    parent = node.parent
+    while parent is not None:
+        if parent.scrollable:
+            return True
+        parent = parent.parent
+    return False
 
 
 def _find_again(old: Element, after: ElementMap) -> Element | None:
