@@ -230,3 +230,42 @@ async def test_never_two_consultations_without_a_step_between_them() -> None:
     # ... each plan reached the fast agent at the step that asked for it, and the next was asked steps later.
     assert adopted == steps
     assert all(b - a >= 2 for a, b in itertools.pairwise(steps)), steps
+
+
+async def test_the_initial_plan_is_asked_on_the_newest_screen_with_what_the_agent_already_did() -> None:
+    """The strategy request goes out once the apps are described, by which time the fast agent has acted:
+    readers got the home screen as "the current screen" after Keep Notes was open, and planned what was done."""
+    from relay_desktop.agent.events import EventBus
+    from relay_desktop.agent.orchestrator import Orchestrator
+    from relay_desktop.agent.settings import AgentSettings
+    from tests.agent_fakes import ScriptedModels
+
+    described = asyncio.Event()
+    planning_texts: list[str] = []
+
+    class SlowKnowledge:                  # the app describer takes its time
+        async def notes_for(self, apps: object) -> dict[str, str]:
+            await asyncio.wait_for(described.wait(), 10)
+            return {}
+
+        @staticmethod
+        def text(notes: object, apps: object) -> str:
+            return ""
+
+    def fast(n: int, request: LLMRequest) -> object:
+        if n == 3:
+            described.set()                # only now: the strategy request goes out late
+            return after(asyncio.sleep(0.2), tap("e2"))
+        return complete() if n == 5 else tap("e2")
+
+    def planning(request: LLMRequest) -> object:
+        planning_texts.append(request.messages[-1].text)
+        return PLAN
+
+    agent = Orchestrator(FakePhone(counter_screens(), "s0"), ScriptedModels(Script(fast, planning=planning)),
+                         settings=AgentSettings(), bus=EventBus(), knowledge=SlowKnowledge())
+    await asyncio.wait_for(agent.run("Do the thing"), 20)
+    text = planning_texts[0]
+    screen = text.split("The current screen", 1)[1]
+    assert "Page 0" not in screen and ("Page 2" in screen or "Page 3" in screen), text   # the newest, not the first
+    assert "WHAT THE AGENT HAS DONE SO FAR" in text and 'step 1: tap e2 "Next"' in text

@@ -80,6 +80,8 @@ class PlanningCoordinator:
         self._launched_at = 0
         self._adopted_at = -10
         self.facts: Callable[[], str] = lambda: ""     # the fast agent's noted facts, for the planner
+        self.done_so_far: Callable[[], Sequence[str]] = lambda: ()   # the run's steps, labelled
+        self.newest: Observation | None = None        # the screen the fast agent last looked at
 
     @property
     def enabled(self) -> bool:
@@ -140,7 +142,10 @@ class PlanningCoordinator:
         self.knowledge_text = knowledge or self.knowledge_text
         try:
             if trigger == "initial":
-                return await self.planner.plan_initial(self.task, observation, apps, knowledge)
+                # The fast agent did not wait: by the time the apps are described it may have acted. The plan
+                # starts from the screen as it is now and from what is already done, not from the first look.
+                return await self.planner.plan_initial(self.task, self.newest or observation, apps, knowledge,
+                                                       done_so_far=list(self.done_so_far()))
             return await self.planner.plan_recovery(self.task, observation, apps, list(self.failure_context),
                                                     self.current, knowledge, trigger=trigger,
                                                     budget=(self._launched_at, self.settings.max_steps),

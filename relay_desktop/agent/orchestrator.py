@@ -178,6 +178,7 @@ class Orchestrator:
                                                self.conversation, self.emit, self.context.installed_apps,
                                                self._knowledge_text)
         self.coordinator.facts = lambda: as_data(self.memory.text(NOTED_BY_THE_AGENT))
+        self.coordinator.done_so_far = lambda: self.steps.transcript
         self.state = RunState(self.run_id, task, self.settings, self.phone, self.control, self.handlers,
                               self.conversation, self.guards, self.coordinator, self.executor, self.emit,
                               self.capture, self.completion, self.memory)
@@ -225,6 +226,7 @@ class Orchestrator:
         if previous is None:
             await self._settle_before_first_look()
         observation = await self.capture(previous.element_map if previous else None)
+        coordinator.newest = observation
         diff = diff_maps(previous.element_map, observation.element_map) if previous is not None else None
         still = previous is not None and no_visible_effect(previous, observation)
         novel = self.guards.observe(observation, still, self.steps.acted or previous is None)

@@ -275,10 +275,18 @@ class PlanningAgent:
         return _SYSTEM
 
     async def plan_initial(self, task: str, observation: Observation, apps: Sequence[AppInfo],
-                           knowledge: str = "") -> PlanningResult:
+                           knowledge: str = "", done_so_far: Sequence[str] = ()) -> PlanningResult:
         parts = _context(task, observation, apps, knowledge)
-        parts.append("The current screen:\n" + screen_block(observation))
-        parts.append("Plan how to do the task, starting from this screen.")
+        if done_so_far:
+            # The steps quote screen labels: data, not instructions.
+            parts.append(as_data("WHAT THE AGENT HAS DONE SO FAR (it began while you were being asked; oldest "
+                                 "first):\n" + "\n".join(f"- {line}" for line in done_so_far)))
+            parts.append("The current screen (after those steps):\n" + screen_block(observation))
+            parts.append("Plan how to finish the task from this screen, building on what is already done; do not "
+                         "plan those steps again.")
+        else:
+            parts.append("The current screen:\n" + screen_block(observation))
+            parts.append("Plan how to do the task, starting from this screen.")
         return await self._ask("\n\n".join(parts), observation, trigger="initial")
 
     async def plan_recovery(self, task: str, observation: Observation, apps: Sequence[AppInfo],
