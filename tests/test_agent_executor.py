@@ -179,7 +179,9 @@ async def test_an_unknown_app_is_a_step_error_pointing_at_installed_apps(rig: Ri
     assert rig.phone.focused_activity() == before and rig.executor.launched is None
 
 
-async def test_non_ascii_text_is_a_step_error_and_types_nothing(rig: Rig) -> None:
+async def test_non_ascii_text_without_a_way_to_paste_is_a_step_error_and_types_nothing(
+        rig: Rig, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(rig.device.ui_server, "error", "turned off (RELAY_DESKTOP_UI_SERVER=off)")
     rig.phone.launch(CHROME)
     observation = await rig.observe()
     box = _one(observation.element_map, "Search or type URL", "field")
@@ -190,6 +192,15 @@ async def test_non_ascii_text_is_a_step_error_and_types_nothing(rig: Rig) -> Non
         await rig.run(Step.of("type", text="café"), focused)
     assert rig.commands == []
     assert _one((await rig.observe()).element_map, "Search or type URL", "field").value == ""
+
+
+async def test_non_ascii_text_is_pasted_through_the_uiautomator2_server_without_a_mirror(rig: Rig) -> None:
+    rig.phone.launch(CHROME)
+    observation = await rig.observe()
+    box = _one(observation.element_map, "Search or type URL", "field")
+    await rig.run(Step.of("tap", element=box.id), observation)
+    await rig.run(Step.of("type", text="Grüße 你好 18°"), await rig.observe())
+    assert _one((await rig.observe()).element_map, "Search or type URL", "field").value == "Grüße 你好 18°"
 
 
 # ------------------------------------------------------------ stop

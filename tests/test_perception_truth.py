@@ -381,3 +381,22 @@ def test_a_row_that_now_shows_another_item_gets_a_new_id_not_a_changed_label() -
     # A variant of the same label keeps its id ("Follow" → "Following").
     third = build_element_map(screen("Omar Haddad · 2 new"), second)
     assert third.find("Omar Haddad · 2 new")[0].id == omar.id
+
+
+# ---------------------------------------------------------------- a list that goes on below its edge
+
+def test_a_list_whose_rows_run_into_its_bottom_edge_says_more_may_follow() -> None:
+    """A reader took the contacts on screen for all of them: the dump holds only the rows on screen, and
+    nothing in the element list said the list went on."""
+    def contacts(*rows: tuple[str, str]) -> str:
+        return _node("androidx.recyclerview.widget.RecyclerView", "[0,300][1080,2000]", rid="com.example:id/list",
+                     scrollable=True, children="".join(_node("android.widget.TextView", b, text=t, clickable=True)
+                                                       for t, b in rows))
+
+    cut = build_element_map(_screen(contacts(("Alice", "[0,300][1080,900]"), ("Bob", "[0,900][1080,1500]"),
+                                             ("Carol", "[0,1500][1080,2000]"))))
+    whole = build_element_map(_screen(contacts(("Alice", "[0,300][1080,500]"), ("Bob", "[0,500][1080,700]"))))
+    cut_line = _line(cut, next(e for e in cut.elements if e.role == "scroll"))
+    whole_line = _line(whole, next(e for e in whole.elements if e.role == "scroll"))
+    assert "vertical" in cut_line and "more may follow; scroll to see" in cut_line, cut_line
+    assert "more may follow" not in whole_line, whole_line

@@ -51,9 +51,11 @@ def _same_element(old: Element, new: Element) -> bool:
         return True
     if old.label in new.label or new.label in old.label:
         return True
-    # Only a count changed: the same control when it stayed in place and is not a row of a list — a row whose
-    # numbers differ ("Alarm 8:00" where "Alarm 7:30" was) is another item that moved up.
-    return (_shape(old.label) == _shape(new.label) and not _in_list(old.node) and not _in_list(new.node)
+    # Only a count changed: the same control when it is one (a text saying "Page 2" where "Page 0" was is new
+    # content), stayed in place, and is not a row of a list — a row whose numbers differ ("Alarm 8:00" where
+    # "Alarm 7:30" was) is another item that moved up.
+    return (old.interactive and new.interactive and _shape(old.label) == _shape(new.label)
+            and not _in_list(old.node) and not _in_list(new.node)
             and old.bounds.intersect(new.bounds).area >= 0.5 * max(1, old.bounds.area))
 
 

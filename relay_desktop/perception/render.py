@@ -36,6 +36,18 @@ def scroll_direction(node: UINode) -> str:
     return "vertical"
 
 
+def _cut_at_the_end(node: UINode, direction: str) -> bool:
+    """Whether the list's content runs into its far edge: a dump holds only the rows on screen, so a list
+    whose last row is cut by its bottom edge has more below, which the element list would otherwise hide (a
+    model took "no Priya among these contacts" for "no Priya")."""
+    children = [c for c in node.children if not c.bounds.empty]
+    if not children:
+        return False
+    if direction == "vertical":
+        return max(c.bounds.bottom for c in children) >= node.bounds.bottom - 2
+    return max(c.bounds.right for c in children) >= node.bounds.right - 2
+
+
 def id_words(element: Element) -> str:
     """The resource id in words, unless it is obfuscated (``0_resource_name_obfuscated``, ``d3``)."""
     name = element.node.id_name
@@ -59,7 +71,11 @@ def element_line(element: Element, *, position: bool = False) -> str:
         elif element.hint:
             parts.append("hint " + quote(element.hint))
     if element.role in ("scroll", "pager"):
-        parts.append(scroll_direction(element.node))
+        direction = scroll_direction(element.node)
+        parts.append(direction)
+        if element.role == "scroll" and _cut_at_the_end(element.node, direction):
+            parts.append("(items reach its " + ("bottom" if direction == "vertical" else "right") +
+                         " edge: more may follow; scroll to see)")
     parts.extend(element.states)
     if position:
         parts.append("@{},{}".format(*element.tap))
