@@ -400,3 +400,15 @@ def test_a_list_whose_rows_run_into_its_bottom_edge_says_more_may_follow() -> No
     whole_line = _line(whole, next(e for e in whole.elements if e.role == "scroll"))
     assert "vertical" in cut_line and "more may follow; scroll to see" in cut_line, cut_line
     assert "more may follow" not in whole_line, whole_line
+
+
+async def test_a_conversation_is_titled_by_the_contact_not_the_letter_in_its_avatar() -> None:
+    """Readers saw opened conversations reported as new screens "B" and "C"."""
+    from relay_desktop.sim.apps.messages import PACKAGE as MESSAGES
+    from relay_desktop.sim.tasks.base import PhoneDriver, tap_on
+
+    phone = VirtualPhone()
+    driver = PhoneDriver(phone)
+    await driver.launch_app(MESSAGES)
+    await tap_on(driver, text="Bob Martinez")
+    assert screen_title(await _map(phone)) == "Bob Martinez"

@@ -172,8 +172,10 @@ def screen_title(element_map: ElementMap) -> str | None:
         if element.window is not WindowKind.APP or element.interactive:
             continue
         for node in element.sources:
-            text = one_line(node.text or node.desc)
-            if text and node.bounds.top <= limit:
+            # A title is shown text: not an icon's description ("Connection is secure" beside Chrome's address)
+            # nor a letter in an avatar ("B" before "Bob Martinez" in a conversation's bar).
+            text = one_line(node.text)
+            if text and node.bounds.top <= limit and sum(c.isalnum() for c in text) >= 2:
                 candidates.append((node, text))
     for node, text in candidates:
         if _in_app_bar(node):
