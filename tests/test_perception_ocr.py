@@ -324,3 +324,17 @@ async def test_text_behind_a_dialog_is_not_offered() -> None:
     added = ocr_added(build_element_map(await phone.dump_hierarchy(), ocr=[
         OcrText("Spring sale banner", below, 0.95), OcrText("Limited offer today", inside, 0.95)]))
     assert [e.label for e in added] == ["Limited offer today"]
+
+
+def test_a_fields_floating_label_across_its_border_is_the_fields_hint_not_new_text() -> None:
+    """A reader got "Device name" twice: the field's label is drawn across its top border, mostly outside the
+    field's bounds, and OCR read it as text the dump lacked."""
+    screen = ('<hierarchy rotation="0">'
+              + node("", "[0,0][1080,2400]", "android.widget.FrameLayout", "", children="".join([
+                  node("Relay Virtual Phone", "[42,415][1038,562]", "android.widget.EditText",
+                       "com.example:id/device_name", clickable=True).replace(' content-desc=""',
+                                                                             ' content-desc="" hint="Device name"'),
+              ])) + "</hierarchy>")
+    element_map = build_element_map(screen, ocr=[line("Device name", 75, 392, 277, 435),
+                                                 line("Device name", 75, 700, 277, 743)])   # elsewhere: new text
+    assert [e.bounds.top for e in ocr_added(element_map)] == [700]

@@ -293,9 +293,18 @@ def _already_shown(text: str, box: Bounds, shown: list[UINode]) -> bool:
 def _same_place(box: Bounds, other: Bounds) -> bool:
     inter = box.intersect(other).area
     if not inter:
-        return False
+        return _on_the_edge(box, other)
     union = box.area + other.area - inter
-    return inter / union >= SAME_PLACE_IOU or inter / min(box.area, other.area) >= SAME_PLACE_INSIDE
+    return (inter / union >= SAME_PLACE_IOU or inter / min(box.area, other.area) >= SAME_PLACE_INSIDE
+            or _on_the_edge(box, other))
+
+
+def _on_the_edge(box: Bounds, other: Bounds) -> bool:
+    """Whether the line lies within its own height of the node's box: a text field's floating label is drawn
+    across its top border, mostly outside the field's bounds, and is the field's own hint, not new text."""
+    margin = box.height
+    grown = Bounds(other.left - margin, other.top - margin, other.right + margin, other.bottom + margin)
+    return grown.contains(box)
 
 
 def _normalise(text: str) -> str:
