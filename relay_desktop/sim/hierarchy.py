@@ -1,12 +1,14 @@
 """The ``uiautomator dump`` XML of the virtual phone, byte-compatible with what Android 13+ writes.
 
-Two dialects:
+Three dialects:
 
 * :func:`dump_xml`: the on-device tool (``adb shell uiautomator dump``): one line, attributes in AOSP's
   ``AccessibilityNodeInfoDumper`` order, ``drawing-order`` and ``hint`` after ``bounds`` (API 33+), and
   ``NAF="true"`` first on clickable nodes that have no text or description anywhere in their subtree.
 * :func:`dump_xml_pretty`: uiautomator2's ``dump_hierarchy()``: 2-space indentation, every window
   (system UI included) as a top-level node, plus ``visible-to-user`` and ``display-id``.
+* :func:`dump_xml_u2`: the same tree exactly as u2.jar's ``dumpWindowHierarchy`` sends it over JSON-RPC
+  (CRLF line breaks, a depth limit, optionally the focused window only); see ``u2_server.py``.
 
 Escaping follows KXmlSerializer in UTF-8 mode, as observed in real dumps: ``& < > "`` become entities,
 newline/CR/tab become ``&#10;``/``&#13;``/``&#9;``, characters outside the BMP (emoji) become numeric
@@ -85,20 +87,23 @@ def _attributes(view: View, package: str, index: int, order: int, pretty: bool) 
     return "".join(parts)
 
 
-def _node(view: View, package: str, index: int, order: int, out: list[str], indent: str | None) -> None:
+def _node(view: View, package: str, index: int, order: int, out: list[str], indent: str | None,
+          levels: int | None = None) -> None:
+    """One node and its subtree; ``levels`` is how many levels of children are still written (u2.jar's
+    ``maxDepth``, counted down per level; None for no limit)."""
     pretty = indent is not None
     prefix = indent or ""
     attrs = _attributes(view, package, index, order, pretty)
     # uiautomator walks every child but writes only those the user can see; `index` keeps the child's
     # position among all of them, so gaps appear where scrolled-away siblings were skipped.
     shown = [(i, c) for i, c in enumerate(view.children) if not c.visible.empty]
-    if not shown:
+    if not shown or (levels is not None and levels <= 0):
         out.append(f"{prefix}<node {attrs} />")
         return
     out.append(f"{prefix}<node {attrs}>")
     child_indent = None if indent is None else indent + "  "
     for i, child in shown:
-        _node(child, package, i, i + 1, out, child_indent)
+        _node(child, package, i, i + 1, out, child_indent, None if levels is None else levels - 1)
     out.append(f"{prefix}</node>")
 
 
@@ -121,3 +126,23 @@ def dump_xml_pretty(windows: list[Window], rotation: int = 0, include_system: bo
             _node(window.root, window.package, 0, 0, out, "  ")
     out.append("</hierarchy>")
     return "\n".join(out) + "\n"
+
+
+def dump_xml_u2(windows: list[Window], rotation: int = 0, max_depth: int = 50, active_only: bool = False) -> str:
+    """The string u2.jar's ``dumpWindowHierarchy(compressed, maxDepth, rootInActive)`` returns, as the real
+    uiautomator2 client receives it: the windows of :func:`dump_xml_pretty`, but laid out by Android's
+    KXmlSerializer with indent-output on — every tag on a new line after CRLF, two spaces a level, no newline
+    at the end, and ``<hierarchy rotation="0" />`` when there is nothing to dump (the client itself compares
+    against that string). ``active_only`` keeps only the root of the window that has focus
+    (``getRootInActiveWindow``): the topmost app, dialog or notification shade, never the keyboard.
+    """
+    roots = [w for w in windows if w.dumped or w.kind in ("status_bar", "nav_bar")]
+    if active_only:
+        focused = [w for w in roots if w.kind in ("app", "dialog", "notification")]
+        roots = focused[-1:]
+    out = [HEADER]
+    for window in roots:
+        _node(window.root, window.package, 0, 0, out, "  ", max_depth)
+    if len(out) == 1:
+        return f'{HEADER}\r\n<hierarchy rotation="{rotation}" />'
+    return "\r\n".join([HEADER, f'<hierarchy rotation="{rotation}">', *out[1:], "</hierarchy>"])

@@ -195,6 +195,16 @@ class InputDispatcher:
         await self._delay()
         self._insert(text)
 
+    async def replace_text(self, text: str, view: View | None = None) -> None:
+        """A field's whole text set at once, as an accessibility ACTION_SET_TEXT (or Ctrl+A and typing over it)
+        does: the focused field, or ``view`` when given (which need not have focus)."""
+        await self._delay()
+        field = view if view is not None else self.focused_field()
+        if field is None or not field.editable or field.on_text is None or not field.enabled:
+            return
+        self._invoke(self.phone.current_activity().app.package, field.on_text, text)
+        self.phone.invalidate()
+
     def _insert(self, text: str) -> None:
         self._edit(lambda current: current + text)
 

@@ -61,6 +61,9 @@ class VirtualPhone:
 
         self.scrcpy_killers: set[Callable[[], None]] = set()   # one per running scrcpy server
         scrcpy_server.install(self)
+        from relay_desktop.sim import u2_server  # uiautomator2's u2.jar, likewise (kill: u2_server.kill_servers)
+
+        u2_server.install(self)
         self.clipboard = ""
         self.physical_size = (self.config.width, self.config.height)
         self.size_override: tuple[int, int] | None = None
