@@ -1,4 +1,4 @@
-"""The services a host can OPEN on the virtual phone: shell (v1 and v2), exec, sync and device sockets.
+"""The services a host can OPEN on the virtual phone: shell (v1 and v2), exec, sync, reverse and device sockets.
 
 Each service is a coroutine over a :class:`DuplexStream`; the transport moves the bytes. Returning
 ``None`` from :func:`open_service` refuses the OPEN, which the host reports as "closed".
@@ -15,9 +15,11 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from relay_desktop.sim import adb_protocol as proto
+from relay_desktop.sim.adb_reverse import reverse_service
 from relay_desktop.sim.streams import BytePipe, DuplexStream, ProcessIO
 
 if TYPE_CHECKING:
+    from relay_desktop.sim.adb_reverse import HostLink
     from relay_desktop.sim.adb_transport import AdbDevice
     from relay_desktop.sim.memfs import MemoryFS
 
@@ -29,7 +31,8 @@ WRITABLE_PREFIXES = ("/storage/emulated/0", "/data/local/tmp")
 SOCKET_PREFIXES = ("localabstract:", "tcp:", "localreserved:", "localfilesystem:", "local:")
 
 
-def open_service(device: AdbDevice, name: str) -> Service | None:
+def open_service(device: AdbDevice, name: str, link: HostLink | None = None) -> Service | None:
+    """``link`` is the ADB connection the OPEN came on: ``reverse:`` needs it (reverses die with it)."""
     name = name.rstrip("\0")
     shell = proto.parse_shell_service(name)
     if shell is not None:
@@ -40,6 +43,8 @@ def open_service(device: AdbDevice, name: str) -> Service | None:
         return lambda stream: _exec(device, stream, name[len("exec:"):])
     if name == "sync:":
         return lambda stream: SyncSession(device.fs, stream).run()
+    if name.startswith("reverse:") and link is not None:
+        return reverse_service(link, name[len("reverse:"):])
     if name.startswith(SOCKET_PREFIXES):
         # Nothing listening is a refused OPEN, as a real phone answers a connect() that gets ECONNREFUSED.
         return device.sockets.lookup(name)

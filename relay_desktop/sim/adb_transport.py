@@ -2,7 +2,8 @@
 
 One :class:`_Connection` per TCP connection (the adb server keeps one per device). Each OPEN starts a
 service on a :class:`DuplexStream`; an outbound pump turns what the service writes into WRTE packets,
-one in flight per stream until the host's OKAY, as the protocol requires.
+one in flight per stream until the host's OKAY, as the protocol requires. The phone opens streams too: an
+on-device connection to an ``adb reverse`` socket becomes an OPEN towards the host (:meth:`open_to_host`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Protocol
 
 from relay_desktop.sim import adb_protocol as proto
+from relay_desktop.sim.adb_reverse import ReverseForwards
 from relay_desktop.sim.adb_services import Service, open_service
 from relay_desktop.sim.streams import DuplexStream, ProcessIO
 
@@ -55,6 +57,9 @@ class AdbDeviceServer:
         self.accepting = True  # fault hook: False = refuse new connections (the phone has vanished)
         self._server: asyncio.Server | None = None
         self._connections: set[_Connection] = set()
+        self.reverses = ReverseForwards(device.sockets)   # adbd's listener list: one per phone
+        # adbd names a TCP transport after its socket's fd ("host-19"); a counter plays the fd here.
+        self._fds = itertools.count(19)
 
     @property
     def port(self) -> int:
@@ -117,14 +122,16 @@ class AdbDeviceServer:
 
 
 class _Stream:
-    def __init__(self, local_id: int, remote_id: int) -> None:
+    def __init__(self, local_id: int, remote_id: int, pipe: DuplexStream | None = None) -> None:
         self.local_id = local_id
-        self.remote_id = remote_id
-        self.pipe = DuplexStream()
+        self.remote_id = remote_id        # 0 while an OPEN of ours waits for the host's answer
+        self.pipe = pipe or DuplexStream()
         self.acked = asyncio.Event()
         self.acked.set()  # OPEN implies READY: the first WRTE may go out at once
         self.tasks: set[asyncio.Task[None]] = set()
         self.closed = False
+        self.ended = asyncio.Event()      # CLSE sent or received: nothing more moves either way
+        self.opening: asyncio.Future[bool] | None = None   # our OPEN: True on the host's OKAY, False on CLSE
 
     def spawn(self, coro: Coroutine[object, object, None]) -> None:
         # Finished tasks drop out, so a long-lived stream (a socket open for hours) does not accumulate them.
@@ -144,6 +151,8 @@ class _Connection:
         self.streams: dict[int, _Stream] = {}
         self._ids = itertools.count(1)
         self.closed = asyncio.Event()
+        self.serial = f"host-{next(server._fds)}"
+        self.reverses = server.reverses
 
     def abort(self) -> None:
         self.writer.transport.abort()
@@ -167,6 +176,8 @@ class _Connection:
         finally:
             for stream in list(self.streams.values()):
                 self._discard(stream)
+            # adbd runs the listeners' disconnect callbacks when the transport goes: reverses die with it.
+            self.server.reverses.forget(self)
             self.writer.transport.abort()
             self.closed.set()
 
@@ -200,7 +211,10 @@ class _Connection:
                 stream.spawn(self._ack_when_drained(stream))
         elif command == proto.A_OKAY:
             stream = self.streams.get(header.arg1)
-            if stream is not None:
+            if stream is not None and stream.opening is not None and not stream.opening.done():
+                stream.remote_id = header.arg0    # the host accepted our OPEN: now we know its id
+                stream.opening.set_result(True)
+            elif stream is not None:
                 stream.acked.set()
         elif command == proto.A_CLSE:
             stream = self.streams.get(header.arg1)
@@ -231,7 +245,7 @@ class _Connection:
     # ------------------------------------------------------------ streams
 
     async def _open(self, remote_id: int, name: str) -> None:
-        service = open_service(self.server.device, name)
+        service = open_service(self.server.device, name, self)
         log.debug("OPEN %r from host stream %d: %s", name, remote_id, "refused" if service is None else "accepted")
         if service is None:
             await self.send(proto.A_CLSE, 0, remote_id)
@@ -252,6 +266,33 @@ class _Connection:
         finally:
             stream.pipe.close()
 
+    async def open_to_host(self, destination: str, pipe: DuplexStream) -> None:
+        """adbd's ``connect_to_remote()``: OPEN ``destination`` on the host and carry ``pipe`` until the stream ends.
+
+        A refused OPEN (the host's CLSE: nothing listens on its port) or a dead connection closes ``pipe``
+        both ways, so the on-device client reads EOF and its writes fail, as its socket would.
+        """
+        stream = _Stream(next(self._ids), 0, pipe)
+        stream.opening = asyncio.get_running_loop().create_future()
+        self.streams[stream.local_id] = stream
+        try:
+            if not self.online:
+                raise ConnectionResetError("the host is not connected")
+            # arg1 0: no delayed-ack send buffer (this phone does not offer the feature).
+            await self.send(proto.A_OPEN, stream.local_id, 0, destination.encode() + b"\0")
+            if not await stream.opening:
+                return
+            stream.spawn(self._pump(stream))
+            await stream.ended.wait()
+        except ConnectionError:
+            pass
+        finally:
+            if not stream.closed:
+                self._discard(stream)
+            # ADB has no half-close: once either side sent CLSE, the device-side socket is gone both ways.
+            pipe.incoming.close()
+            pipe.outgoing.close()
+
     async def _pump(self, stream: _Stream) -> None:
         """Send what the service writes, one WRTE at a time, then CLSE when it is done."""
         try:
@@ -269,6 +310,8 @@ class _Connection:
                 await self.send(proto.A_CLSE, stream.local_id, stream.remote_id)
         except ConnectionError:
             pass
+        finally:
+            stream.ended.set()
 
     async def _ack_when_drained(self, stream: _Stream) -> None:
         # The OKAY goes out only once the service has room for more: that is the back-pressure to the host.
@@ -283,6 +326,11 @@ class _Connection:
         self.streams.pop(stream.local_id, None)
         stream.acked.set()
         stream.pipe.incoming.close()
+        # Closed both ways, as a socket whose peer is gone: a process still writing gets EPIPE, not a stall.
+        stream.pipe.outgoing.close()
+        stream.ended.set()
+        if stream.opening is not None and not stream.opening.done():
+            stream.opening.set_result(False)
         current = asyncio.current_task()
         for task in list(stream.tasks):
             if task is not current:

@@ -3,8 +3,10 @@
 ``CLASSPATH=/data/local/tmp/X.jar app_process / com.genymobile.scrcpy.Server 3.3.4 scid=… tunnel_forward=true …``
 
 It checks the version exactly (a mismatch prints the real server's error and exits), deletes its jar as the
-real cleanup process does, listens on ``localabstract:scrcpy_<scid>``, and once the client has connected its
-sockets sends the dummy byte, the device name and the codec meta, then H.264 — a frame on every screen change
+real cleanup process does, and opens its sockets as ``DesktopConnection.open`` does: with ``tunnel_forward=true``
+it listens on ``localabstract:scrcpy_<scid>`` and accepts video, audio, control in that order, the dummy byte
+on the first; otherwise it connects to that socket (an ``adb reverse`` tunnel to the client) in the same
+order, without a dummy byte. Then the device name and the codec meta, then H.264 — a frame on every screen change
 and a repeat after 100 ms of stillness — with writes deliberately cut into uneven pieces, as TCP delivers
 them. The control socket's messages act on the phone: touches become taps, long presses and swipes; keys,
 text, and clipboard paste (so any Unicode text types) work as on a phone.
@@ -83,6 +85,10 @@ class ScrcpyServer:
     async def _log(self, level: str, message: str) -> None:
         await self.ctx.out(f"[server] {level}: {message}\n".encode())
 
+    async def _exception(self, message: str) -> None:
+        # Server.main() catches everything: Ln.e(message, throwable), the stack trace on stderr, exit status 1.
+        await self.ctx.err(f"[server] ERROR: {message}\njava.io.IOException: {message}\n".encode())
+
     # ------------------------------------------------------------ start-up
 
     async def main(self, args: list[str]) -> int:
@@ -101,48 +107,40 @@ class ScrcpyServer:
             return 1
         if self.options.get("cleanup", "true") == "true":
             fs.remove(jar)  # the real server's cleanup process unlinks the jar right after start
-        if self.options.get("tunnel_forward") != "true":
-            await self._log("ERROR", "the virtual phone supports tunnel_forward=true only (no adb reverse)")
-            return 1
-        scid = self.options.get("scid")
-        name = "scrcpy" if scid is None else f"scrcpy_{int(scid, 16):08x}"
+        name = _socket_name(self.options.get("scid"))
         wanted = [kind for kind in ("video", "audio", "control") if self.options.get(kind, "true") == "true"]
         if not wanted:
             await self._log("ERROR", "video, audio and control are all disabled")
             return 1
-        sockets: list[DuplexStream] = []
-        connected = asyncio.Event()
-        finished = asyncio.Event()
-
-        async def accept(stream: DuplexStream) -> None:
-            if len(sockets) >= len(wanted):
-                stream.close()
-                return
-            if not sockets:
-                await stream.write(b"\x00")  # the dummy byte: forward mode, first socket only
-            sockets.append(stream)
-            if len(sockets) == len(wanted):
-                connected.set()
-            await finished.wait()  # the stream stays ours until the server ends
-
-        unregister = self.phone.sockets.register(f"localabstract:{name}", accept)
-        await self._log("INFO", f"Device: [{self.phone.config.manufacturer}] {self.phone.config.model} "
-                                f"(Android {self.phone.config.android_release})")
+        # Printed before any socket exists, as the real server does: this line never means "ready".
+        config = self.phone.config
+        await self._log("INFO", f"Device: [{config.manufacturer}] {self.phone.props.get('ro.product.brand', '')} "
+                                f"{config.model} (Android {config.android_release})")
+        finished = asyncio.Event()   # the forward-mode accept handlers hold their streams until this is set
         try:
-            await asyncio.wait_for(connected.wait(), 10)
-        except TimeoutError:
-            await self._log("ERROR", "the client did not connect")
+            if self.options.get("tunnel_forward") == "true":
+                sockets = await self._accept_all(name, len(wanted), finished)
+            else:
+                sockets = self._connect_all(name, len(wanted))
+        except OSError as exc:
+            finished.set()
+            await self._exception(exc.strerror or str(exc).rsplit(": ", 1)[-1])
             return 1
-        finally:
-            unregister()
+        except BaseException:
+            finished.set()
+            raise
         by_kind = dict(zip(wanted, sockets, strict=True))
         killed = asyncio.Event()  # VirtualPhone.kill_scrcpy_servers(): the process dies, its sockets close
         self.phone.scrcpy_killers.add(killed.set)
         tasks: list[asyncio.Future[None]] = [asyncio.ensure_future(killed.wait())]
         try:
-            await sockets[0].write(encode_device_name(self.phone.config.model))
-            if "audio" in by_kind:
-                await by_kind["audio"].write(struct.pack(">I", 0))  # audio explicitly disabled
+            try:
+                await sockets[0].write(encode_device_name(self.phone.config.model))
+                if "audio" in by_kind:
+                    await by_kind["audio"].write(struct.pack(">I", 0))  # audio explicitly disabled
+            except (BrokenPipeError, ConnectionError):
+                await self._exception("Broken pipe")    # the client went away (or a reverse led nowhere)
+                return 1
             if "video" in by_kind:
                 tasks.append(asyncio.ensure_future(self._video(by_kind["video"])))
             if "control" in by_kind:
@@ -163,6 +161,44 @@ class ScrcpyServer:
             for stream in sockets:
                 stream.close()
         return 137 if killed.is_set() else 0  # 128 + SIGKILL, as the shell reports a killed process
+
+    async def _accept_all(self, name: str, count: int, finished: asyncio.Event) -> list[DuplexStream]:
+        """Forward mode: a LocalServerSocket accepting ``count`` clients, then closed (no time limit: the real
+        server blocks in accept() until its client connects or kills it). Before it listens, an OPEN to the
+        name is refused by the phone, which a client sees as a connection closed before the dummy byte."""
+        sockets: list[DuplexStream] = []
+        connected = asyncio.Event()
+
+        async def accept(stream: DuplexStream) -> None:
+            if len(sockets) >= count:
+                stream.close()     # the listening socket is closing: a late connection is reset
+                return
+            if not sockets:
+                await stream.write(b"\x00")  # the dummy byte, first socket only
+            sockets.append(stream)
+            if len(sockets) == count:
+                connected.set()
+            await finished.wait()  # the stream stays ours until the server ends
+
+        unregister = self.phone.sockets.register(f"localabstract:{name}", accept)
+        try:
+            await connected.wait()
+        finally:
+            unregister()
+        return sockets
+
+    def _connect_all(self, name: str, count: int) -> list[DuplexStream]:
+        """Reverse mode: LocalSocket.connect() once per socket, in order. With ``adb reverse`` set up the phone's
+        adbd accepts at once (whether the client's port answers shows later); without it: Connection refused."""
+        sockets: list[DuplexStream] = []
+        try:
+            for _ in range(count):
+                sockets.append(self.phone.sockets.connect(f"localabstract:{name}"))
+        except OSError:
+            for stream in sockets:
+                stream.close()
+            raise
+        return sockets
 
     # ------------------------------------------------------------ video
 
@@ -306,6 +342,12 @@ class ScrcpyServer:
                 await self.phone.long_press(touch.x, touch.y, int(held * 1000))
             else:
                 await self.phone.swipe(touch.x, touch.y, end[0], end[1], max(50, int(held * 1000)))
+
+
+def _socket_name(scid: str | None) -> str:
+    """DesktopConnection.getSocketName(): ``scrcpy_%08x``, or plain ``scrcpy`` without a scid (-1)."""
+    value = -1 if scid is None else int(scid, 16)
+    return "scrcpy" if value == -1 else f"scrcpy_{value & 0xFFFFFFFF:08x}"
 
 
 def _scale_and_encode(encoder: H264Encoder, image: Image.Image, size: tuple[int, int],

@@ -108,6 +108,10 @@ class DuplexStream:
     def close(self) -> None:
         self.outgoing.close()
 
+    def other_end(self) -> DuplexStream:
+        """The same connection seen from the peer: its incoming is our outgoing and the other way round."""
+        return DuplexStream(incoming=self.outgoing, outgoing=self.incoming)
+
 
 @dataclass
 class ProcessIO:
