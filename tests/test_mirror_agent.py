@@ -69,5 +69,18 @@ async def test_without_a_mirror_adb_does_the_work_and_says_so(adb_server: AdbTes
     assert any(isinstance(e, LogLine) and e.message.startswith("No mirror: screenshots over adb") for e in events)
     shots = [e.screenshot for e in events if isinstance(e, ScreenCaptured)]
     assert shots[0] is not None and shots[0].source_width == 1080
+    # Text adb cannot type goes through the uiautomator2 server's clipboard, and the log says how the screen is read.
     typed = [e for e in events if isinstance(e, ActionResult) and e.action.action == "type"]
-    assert typed and not typed[0].ok and "ASCII" in typed[0].message
+    assert typed and typed[0].ok, typed
+    assert any(isinstance(e, LogLine) and e.message.startswith("Screen read by the uiautomator2 server")
+               for e in events)
+
+
+async def test_without_a_mirror_or_the_uiautomator2_server_text_adb_cannot_type_is_a_plain_step_error(
+        adb_server: AdbTestServer, sim: VirtualPhoneService, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("RELAY_DESKTOP_UI_SERVER", "off")
+    device = await adb_server.server().device(sim.serial)
+    events, _ = await run(MirroredPhone(device, None))
+    assert any(isinstance(e, LogLine) and e.message.startswith("Screen read with `uiautomator dump`") for e in events)
+    typed = [e for e in events if isinstance(e, ActionResult) and e.action.action == "type"]
+    assert typed and not typed[0].ok and "ASCII" in typed[0].message and "Start the mirror" in typed[0].message

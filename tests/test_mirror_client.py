@@ -88,7 +88,9 @@ async def test_a_wrong_version_is_reported_in_plain_words(adb_server: AdbTestSer
 
 async def test_a_dropped_stream_is_reported_and_a_new_mirror_starts(adb_server: AdbTestServer,
                                                                     sim: VirtualPhoneService,
-                                                                    server_file: ServerFile) -> None:
+                                                                    server_file: ServerFile,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("relay_desktop.mirror.client.RESTART_DELAYS_S", ())   # no restarts: test_mirror_restart.py
     device = await adb_server.server().device(sim.serial)
     client = MirrorClient(device, server_file, max_size=800)
     ended: list[str | None] = []
@@ -153,7 +155,8 @@ def _field_has(phone, text: str) -> bool:  # type: ignore[no-untyped-def]
 
 
 async def test_a_server_killed_mid_stream_is_reported(adb_server: AdbTestServer, sim: VirtualPhoneService,
-                                                      server_file: ServerFile) -> None:
+                                                      server_file: ServerFile, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("relay_desktop.mirror.client.RESTART_DELAYS_S", ())   # no restarts: test_mirror_restart.py
     device = await adb_server.server().device(sim.serial)
     client = MirrorClient(device, server_file, max_size=800)
     ended: list[str | None] = []

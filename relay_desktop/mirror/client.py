@@ -6,6 +6,10 @@ sinks (latest frame for the screen and the agent, settle detector). The server's
 second thread so a full pipe can never stall it. Control messages are written from the event loop through
 the control socket; positions are always scaled to the current frame size, because the server silently
 drops events that carry another size.
+
+A server that dies mid-run (the low-memory killer, a crash, a stray ``pkill app_process``) is started again a
+few times, with a notice each way; only when that fails does the mirror end and adb take over. While it
+restarts, :attr:`MirrorClient.live` is False, so nobody takes the last frame of the dead stream for the screen.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ CLASS_NAME = "com.genymobile.scrcpy.Server"
 CONNECT_ATTEMPTS = 100       # as scrcpy: the server needs a moment before it listens
 CONNECT_INTERVAL_S = 0.1
 SWIPE_STEPS = 12
+RESTART_DELAYS_S = (0.5, 1.0, 2.0)   # one restart attempt after each pause; then the mirror gives up
 
 
 class MirrorError(Exception):
@@ -68,6 +73,11 @@ class MirrorClient:
         self._acks: set[int] = set()
         self._acked = threading.Condition()
         self.device_clipboard: str | None = None
+        self.restarting = False
+        self.restarts = 0                         # how often the server was started again after dying
+        self.notices: list[Callable[[str], None]] = []   # told, in words, when it restarts (the run's log)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._restart_task: asyncio.Task[None] | None = None
 
     @property
     def remote_path(self) -> str:
@@ -77,9 +87,15 @@ class MirrorClient:
     def frame_size(self) -> tuple[int, int] | None:
         return self.latest.size
 
+    @property
+    def live(self) -> bool:
+        """Frames are coming from a running server (not ended, not restarting)."""
+        return self.error is None and not self.restarting
+
     # ------------------------------------------------------------ start and stop
 
     async def start(self) -> None:
+        self._loop = asyncio.get_running_loop()
         await self.device.push(str(self.server.path), self.remote_path)
         options = [f"scid={self.scid:08x}", "log_level=info", "audio=false", "tunnel_forward=true",
                    "clipboard_autosync=false", f"max_fps={self.max_fps}", f"video_bit_rate={self.video_bit_rate}"]
@@ -94,7 +110,7 @@ class MirrorClient:
             self._control = await self._connect(first=False)
             stream = await asyncio.to_thread(VideoStream, self._video)
         except (DeviceError, StreamClosed, p.ProtocolError) as exc:
-            await self.stop()
+            await self._close_connections()
             raise MirrorError(self._explain(exc)) from exc
         self.device_name = stream.device_name
         self._spawn(lambda: self._pump(stream), "scrcpy-video")
@@ -173,9 +189,60 @@ class MirrorClient:
                         sink.on_frame(frame)
         except (StreamClosed, OSError, p.ProtocolError) as exc:
             reason = None if self._stopping else f"the mirror stream ended: {exc}"
+        if reason is not None and RESTART_DELAYS_S and self._loop is not None and not self._loop.is_closed():
+            self.restarting = True      # at once, on this thread: the last frame is no longer the screen
+            self._loop.call_soon_threadsafe(self._begin_restart, reason)
+            return
+        self._end(reason)
+
+    def _end(self, reason: str | None) -> None:
         self.error = reason
         if self.on_end is not None:
             self.on_end(reason)
+
+    # ------------------------------------------------------------ restart after the server died
+
+    def _begin_restart(self, reason: str) -> None:
+        if self._stopping:
+            self.restarting = False
+            return
+        self._restart_task = asyncio.ensure_future(self._restart(reason))
+
+    async def _restart(self, reason: str) -> None:
+        self._tell(f"The live mirror stopped ({reason}); restarting it…")
+        last: Exception | None = None
+        for attempt, delay in enumerate(RESTART_DELAYS_S, 1):
+            await asyncio.sleep(delay)
+            if self._stopping:
+                return
+            await self._close_connections()
+            self.latest.forget()                  # a new stream: its timestamps start again from zero
+            self.scid = random.getrandbits(31)    # a new socket name, as a fresh scrcpy session uses
+            self.server_output = []
+            try:
+                await self.start()
+                if not await self.first_frame(5.0):
+                    raise MirrorError("no picture came from the restarted server")
+            except (MirrorError, DeviceError) as exc:
+                last = exc
+                log.info("mirror restart %d of %d failed: %s", attempt, len(RESTART_DELAYS_S), exc)
+                continue
+            self.restarts += 1
+            self.restarting = False
+            self._tell(f"The live mirror is running again (restarted after {attempt} "
+                       f"{'try' if attempt == 1 else 'tries'}).")
+            return
+        self.restarting = False
+        await self._close_connections()
+        self._end(f"{reason}, and it could not be restarted ({last})")
+
+    def _tell(self, message: str) -> None:
+        log.warning("%s", message)
+        for notice in list(self.notices):
+            try:
+                notice(message)
+            except Exception:
+                log.exception("mirror notice subscriber %r failed", notice)
 
     def _read_device_messages(self) -> None:
         buffer = bytearray()
@@ -199,12 +266,20 @@ class MirrorClient:
             return self._acked.wait_for(lambda: sequence in self._acks, timeout)
 
     async def stop(self) -> None:
-        """Close the sockets and the server; waits (briefly) for the threads to end."""
+        """Close the sockets and the server (and any restart under way); waits briefly for the threads."""
         self._stopping = True
+        restart = self._restart_task
+        if restart is not None and not restart.done() and restart is not asyncio.current_task():
+            restart.cancel()
+            await asyncio.gather(restart, return_exceptions=True)
+        await self._close_connections()
+
+    async def _close_connections(self) -> None:
         for conn in (self._video, self._control, self._process):
             if conn is not None:
                 with contextlib.suppress(OSError):
                     conn.close()
+        self._video = self._control = self._process = None
         for thread in self._threads:
             await asyncio.to_thread(thread.join, 2.0)
         self._threads.clear()

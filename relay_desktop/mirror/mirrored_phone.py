@@ -39,17 +39,21 @@ class MirroredPhone:
     @property
     def mirroring(self) -> bool:
         mirror = self.mirror
-        return mirror is not None and mirror.error is None and mirror.latest.take()[0] is not None
+        return mirror is not None and mirror.live and mirror.latest.take()[0] is not None
 
     def subscribe_notices(self, callback: Callable[[str], None]) -> Callable[[], None]:
         """The device's notices (connection lost and found) and this one: the mirror stopped, adb took over."""
         remove_device = self.device.subscribe_notices(callback)
         self._listeners.append(callback)
+        if self.mirror is not None:
+            self.mirror.notices.append(callback)        # it stopped and is restarting; it is back
 
         def unsubscribe() -> None:
             remove_device()
             if callback in self._listeners:
                 self._listeners.remove(callback)
+            if self.mirror is not None and callback in self.mirror.notices:
+                self.mirror.notices.remove(callback)
         return unsubscribe
 
     def _notice_mirror_lost(self) -> None:

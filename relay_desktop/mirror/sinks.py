@@ -53,6 +53,12 @@ class LatestFrame:
         self._captured: float | None = None      # the newest frame's capture time on the host clock
         self.on_new = on_new
 
+    def forget(self) -> None:
+        """A new stream begins (the server was restarted): no frame yet, and its clock is learnt afresh."""
+        with self._lock:
+            self._frame = None
+            self._offset = self._captured = None
+
     def on_frame(self, frame: av.VideoFrame) -> None:
         arrived = self._clock()
         with self._lock:
