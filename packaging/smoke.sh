@@ -4,7 +4,7 @@
 #   2. it ships what it finds at run time (adb, prices, the phone's font, Qt's platform plugins, the icon, keyring
 #      metadata) and nothing of the machine it was built on;
 #   3. `run --sim --fallback`: the agent completes a task on the virtual phone, through the bundled adb, with and
-#      without the live mirror (PyAV decoding);
+#      without the live mirror (PyAV decoding), reading the screen with the bundled uiautomator2 server;
 #   4. each provider SDK makes a real request (to the tests' fake server);
 #   5. the window opens (Qt offscreen, and on X11 when Xvfb is installed), runs its demo task to success, and
 #      is closed.
@@ -81,8 +81,13 @@ found=$(find "$BUNDLE" \( -name settings.json -o -name 'runs.sqlite*' -o -name '
 echo "ok ($(du -sh "$BUNDLE" | cut -f1))"
 
 step "run on the virtual phone, no mirror"
-timeout 180 env PATH="$WORK/empty-path" "$APP" run "Turn on Wi-Fi" --sim --fallback --no-mirror \
-    || fail "run --sim --fallback --no-mirror exited with $?"
+timeout 180 env PATH="$WORK/empty-path" "$APP" run "Turn on Wi-Fi" --sim --fallback --no-mirror 2>&1 \
+    | tee "$WORK/no-mirror.log"
+status=${PIPESTATUS[0]}
+[ "$status" = 0 ] || fail "run --sim --fallback --no-mirror exited with $status"
+# The bundle ships uiautomator2's u2.jar: the screen is read by its server, not by `uiautomator dump`.
+grep -q "Screen read by the uiautomator2 server" "$WORK/no-mirror.log" \
+    || fail "the run did not use the uiautomator2 server (is u2.jar in the bundle?)"
 adb_exe=$(for proc in /proc/[0-9]*; do
     if { tr '\0' ' ' <"$proc/cmdline"; } 2>/dev/null | grep -q "tcp:$ADB_PORT fork-server"; then
         readlink "$proc/exe"

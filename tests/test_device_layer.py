@@ -78,7 +78,9 @@ async def test_screen_size_screenshot_and_hierarchy(adb_server: AdbTestServer, s
     assert await device.screen_size() == (720, 1600)
 
 
-async def test_dump_retries_while_the_screen_animates(adb_server: AdbTestServer, sim: VirtualPhoneService) -> None:
+async def test_dump_retries_while_the_screen_animates(adb_server: AdbTestServer, sim: VirtualPhoneService,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RELAY_DESKTOP_UI_SERVER", "off")        # `uiautomator dump`, which waits for idle
     device = await adb_server.server().device(sim.serial)
     sim.phone.faults.dump_failures = 2
     assert "</hierarchy>" in await device.dump_hierarchy(retries=3, backoff=0.05)
@@ -89,6 +91,17 @@ async def test_dump_retries_while_the_screen_animates(adb_server: AdbTestServer,
     sim.phone.faults.dump_fails_while_animating = True
     sim.phone.animate_for(0.4)
     assert "</hierarchy>" in await device.dump_hierarchy(retries=4, backoff=0.1)
+
+
+async def test_the_uiautomator2_server_reads_a_screen_that_never_goes_idle(adb_server: AdbTestServer,
+                                                                          sim: VirtualPhoneService) -> None:
+    """`uiautomator dump` fails on screens that never stop animating; uiautomator2's server does not wait."""
+    device = await adb_server.server().device(sim.serial)
+    sim.phone.faults.dump_failures = 1000
+    assert (await device.start_reading()).startswith("Screen read by the uiautomator2 server")
+    assert "</hierarchy>" in await device.dump_hierarchy(retries=0)
+    await device.close()
+    assert not device.ui_server.running
 
 
 async def test_apps_launch_keys_and_taps(adb_server: AdbTestServer, sim: VirtualPhoneService) -> None:

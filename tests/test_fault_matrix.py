@@ -230,11 +230,41 @@ async def test_adb_server_killed_mid_run_is_restarted_and_the_run_carries_on(pri
 # ------------------------------------------------------------------ 3. and 4. the mirror
 
 
-async def test_mirror_server_dying_mid_run_falls_back_to_adb_screenshots_and_says_so(
+async def test_mirror_server_dying_mid_run_is_started_again_and_the_run_goes_on_with_the_stream(
         adb_server: AdbTestServer, sim: VirtualPhoneService, tmp_path: Path) -> None:
-    """The scrcpy server dies on the phone while the model thinks about step 2: the mirror notices (its stream
-    ended), the run's log says screenshots now come over adb, the following screenshots are full-size adb
-    screencaps instead of 1200-pixel stream frames, and the run finishes the task."""
+    """The scrcpy server dies on the phone while the model thinks about step 2: the mirror starts it again, the
+    run's log says so both ways, the following screenshots are stream frames again, and the task is done."""
+    WIFI.setup(sim.phone)
+    device = await adb_server.server().device(sim.serial)
+    mirror = MirrorClient(device, stand_in_server(tmp_path), max_size=1200)
+    await asyncio.wait_for(mirror.start(), 20)
+    phone = MirroredPhone(device, mirror)
+    try:
+        assert await mirror.first_frame(timeout=5)
+
+        async def kill_mirror(request: LLMRequest) -> None:
+            assert sim.phone.kill_scrcpy_servers() == 1
+            await until(lambda: mirror.restarts == 1 and phone.mirroring, timeout=20)
+        watched = await run(phone, wifi_model(at_call=2, action=kill_mirror))
+    finally:
+        await asyncio.wait_for(mirror.stop(), 10)
+    assert watched.result is not None and watched.result.outcome == "success", watched.result
+    assert WIFI.check(sim.phone).ok
+    assert mirror.error is None
+    warnings = watched.warnings()
+    assert any(w.startswith("The live mirror stopped (the mirror stream ended") and "restarting it" in w
+               for w in warnings), warnings
+    assert not any("screenshots now come over adb" in w for w in warnings)
+    sizes = [(e.screenshot.source_width, e.screenshot.source_height) for e in watched.of(ScreenCaptured)]
+    assert sizes[0] == (536, 1200) and sizes[-1] == (536, 1200)
+
+
+async def test_mirror_server_that_cannot_be_started_again_falls_back_to_adb_screenshots_and_says_so(
+        adb_server: AdbTestServer, sim: VirtualPhoneService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The scrcpy server dies and every restart fails: after its tries the mirror ends, the run's log says
+    screenshots now come over adb, the following screenshots are full-size adb screencaps instead of 1200-pixel
+    stream frames, and the run finishes the task."""
+    monkeypatch.setattr("relay_desktop.mirror.client.RESTART_DELAYS_S", (0.1, 0.1))
     WIFI.setup(sim.phone)
     device = await adb_server.server().device(sim.serial)
     mirror = MirrorClient(device, stand_in_server(tmp_path), max_size=1200)
@@ -243,16 +273,18 @@ async def test_mirror_server_dying_mid_run_falls_back_to_adb_screenshots_and_say
         assert await mirror.first_frame(timeout=5)
 
         async def kill_mirror(request: LLMRequest) -> None:
+            mirror.server = stand_in_server(tmp_path, version="3.0.0")      # the phone refuses every restart
             assert sim.phone.kill_scrcpy_servers() == 1
-            await until(lambda: mirror.error is not None)
+            await until(lambda: mirror.error is not None, timeout=20)
         watched = await run(MirroredPhone(device, mirror), wifi_model(at_call=2, action=kill_mirror))
     finally:
         await asyncio.wait_for(mirror.stop(), 10)
     assert watched.result is not None and watched.result.outcome == "success", watched.result
     assert WIFI.check(sim.phone).ok
     assert mirror.error is not None and "the mirror stream ended" in mirror.error
-    lost = [w for w in watched.warnings() if w.startswith("The live mirror stopped (the mirror stream ended")]
-    assert len(lost) == 1 and "screenshots now come over adb" in lost[0]
+    assert "could not be restarted" in mirror.error
+    lost = [w for w in watched.warnings() if "screenshots now come over adb" in w]
+    assert len(lost) == 1 and lost[0].startswith("The live mirror stopped (the mirror stream ended")
     sizes = [(e.screenshot.source_width, e.screenshot.source_height) for e in watched.of(ScreenCaptured)]
     assert sizes[0] == (536, 1200) and sizes[-1] == (1080, 2400)
 
@@ -288,10 +320,12 @@ async def test_scrcpy_version_mismatch_names_both_versions_and_falls_back_to_scr
 # ------------------------------------------------------------------ 5. uiautomator cannot get idle
 
 
-async def test_uiautomator_idle_state_failures_are_retried_and_the_run_succeeds(adb_server: AdbTestServer) -> None:
+async def test_uiautomator_idle_state_failures_are_retried_and_the_run_succeeds(
+        adb_server: AdbTestServer, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every screen change animates for 0.4 s, uiautomator fails while it does (and the first two dumps fail
     regardless): each failed dump is retried with backoff inside the capture, and the run succeeds with no
-    error."""
+    error. (On a phone where uiautomator2's server cannot run: it does not wait for idle.)"""
+    monkeypatch.setenv("RELAY_DESKTOP_UI_SERVER", "off")
     dumps = 0
 
     def count(command: str) -> None:
@@ -311,9 +345,11 @@ async def test_uiautomator_idle_state_failures_are_retried_and_the_run_succeeds(
 
 
 async def test_a_screen_that_never_stops_animating_ends_the_run_with_a_clear_message(
-        adb_server: AdbTestServer) -> None:
+        adb_server: AdbTestServer, monkeypatch: pytest.MonkeyPatch) -> None:
     """uiautomator never gets an idle state: after its retries the run ends as an error that says the screen
-    never stopped animating and what to do, in a few seconds."""
+    never stopped animating and what to do, in a few seconds. (Without uiautomator2's server, which does not
+    wait for idle: see test_device_layer.py.)"""
+    monkeypatch.setenv("RELAY_DESKTOP_UI_SERVER", "off")
     async with virtual_phone(adb_server, faults=Faults(dump_failures=1000)) as sim:
         device = await adb_server.server().device(sim.serial)
         watched = await run(device, timeout=20)
