@@ -197,10 +197,12 @@ async def main(runs: int, steps: int) -> None:
           f"{statistics.median(with_ocr) / base:.2f}× the baseline")
     print("2. hierarchy")
     print(f"   uiautomator dump                {median_s(slow)}")
-    print(f"   uiautomator2 dumpWindowHierarchy {median_s(fast)}   {statistics.median(fast) / statistics.median(slow):.2f}×")
+    ratio = statistics.median(fast) / statistics.median(slow)
+    print(f"   uiautomator2 dumpWindowHierarchy {median_s(fast)}   {ratio:.2f}×")
     print("3. settle after a tap that opens a page (0.35 s transition)")
-    print(f"   until the mirror shows it still {median_s(waits)}   {statistics.median(waits) / 1.0:.2f}× a fixed 1 s, "
-          f"{statistics.median(waits) / 2.0:.2f}× a fixed 2 s; the final picture {final} of {len(waits)} times")
+    wait = statistics.median(waits)
+    print(f"   until the mirror shows it still {median_s(waits)}   {wait / 1.0:.2f}× a fixed 1 s, {wait / 2.0:.2f}× a "
+          f"fixed 2 s; the final picture {final} of {len(waits)} times")
     print("4. connect → first mirrored frame")
     print(f"   {median_s(connects)}   (desktop scrcpy: about 1 s)")
     print(f"({runs} runs each; {steps - 1} agent steps and {steps} baseline steps)")
