@@ -412,3 +412,18 @@ async def test_a_conversation_is_titled_by_the_contact_not_the_letter_in_its_ava
     await driver.launch_app(MESSAGES)
     await tap_on(driver, text="Bob Martinez")
     assert screen_title(await _map(phone)) == "Bob Martinez"
+
+
+def test_a_state_that_comes_or_goes_is_said_in_words() -> None:
+    """A reader read '~ e61 button "Send SMS": disabled → -' as if the button had gone."""
+    def screen(send_enabled: bool, focused: bool) -> str:
+        return _screen(_node("android.widget.EditText", "[0,2000][900,2100]", text="hi", clickable=True,
+                             focusable=True, focused=focused),
+                       _node("android.widget.Button", "[900,2000][1080,2100]", desc="Send SMS", clickable=True,
+                             enabled=send_enabled).replace('enabled="true" bounds', 'bounds'))
+    before = build_element_map(screen(False, False))
+    after = build_element_map(screen(True, True), before)
+    text = diff_maps(before, after).to_text()
+    assert 'button "Send SMS": no longer disabled' in text, text
+    assert 'field "hi"' not in text or "now focused" in text, text
+    assert "→ -" not in text and "- →" not in text

@@ -286,7 +286,8 @@ class PlanningAgent:
                          "plan those steps again.")
         else:
             parts.append("The current screen:\n" + screen_block(observation))
-            parts.append("Plan how to do the task, starting from this screen.")
+            parts.append("Plan how to do the task, starting from this screen. The agent starts on it while you "
+                         "plan, and follows your plan from wherever it has got to.")
         return await self._ask("\n\n".join(parts), observation, trigger="initial")
 
     async def plan_recovery(self, task: str, observation: Observation, apps: Sequence[AppInfo],

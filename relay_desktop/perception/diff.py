@@ -48,12 +48,21 @@ class ElementChange:
             details.append(f"value {quote(shorten(self.before.value, MAX_LABEL))} → "
                            f"{quote(shorten(self.after.value, MAX_LABEL))}")
         if "states" in self.fields:
-            before = " ".join(self.before.states) or "-"
-            after = " ".join(self.after.states) or "-"
-            details.append(f"{before} → {after}")
+            details.append(_state_change(self.before.states, self.after.states))
         if "bounds" in self.fields:
             details.append("moved")
         return f"{name}: {'; '.join(details)}"
+
+
+def _state_change(before: tuple[str, ...], after: tuple[str, ...]) -> str:
+    """``off → on`` when one state replaced another; else what was gained and lost in words ("now focused",
+    "no longer disabled"): a bare "disabled → -" read to a model as if the button had gone."""
+    gained = [s for s in after if s not in before]
+    lost = [s for s in before if s not in after]
+    if len(gained) == 1 and len(lost) == 1:
+        return f"{lost[0]} → {gained[0]}"
+    parts = [f"now {' '.join(gained)}"] * bool(gained) + [f"no longer {' '.join(lost)}"] * bool(lost)
+    return ", ".join(parts) or "state changed"
 
 
 @dataclass(frozen=True)
