@@ -36,7 +36,7 @@ import adbutils
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from relay_desktop.agent.events import EventBus, StepStarted
+from relay_desktop.agent.events import EventBus, ScreenCaptured, StepStarted
 from relay_desktop.agent.orchestrator import Orchestrator
 from relay_desktop.agent.settings import AgentSettings
 from relay_desktop.cli_run import start_mirror
@@ -77,11 +77,13 @@ def toggler(role: str, request: Any) -> dict[str, Any]:
     return act({"action": "tap", "element": page}) if page else act({"action": "back"})
 
 
-async def agent_steps(device: Any, mirror: Any, phone: Any, steps: int, ocr: bool) -> list[float]:
+async def agent_steps(device: Any, mirror: Any, phone: Any, steps: int, ocr: bool,
+                      captures: list[float]) -> list[float]:
     os.environ["RELAY_DESKTOP_OCR"] = "on" if ocr else "off"
     starts: list[float] = []
     bus = EventBus()
     bus.subscribe(lambda e: starts.append(time.perf_counter()) if isinstance(e, StepStarted) else None)
+    bus.subscribe(lambda e: captures.append(e.capture_ms / 1000) if isinstance(e, ScreenCaptured) else None)
     phone.launch(SETTINGS)
     agent = Orchestrator(MirroredPhone(device, mirror), ScriptedModels(toggler), bus=bus,
                          settings=AgentSettings(max_steps=steps, consecutive_error_limit=steps))
@@ -179,8 +181,10 @@ async def main(runs: int, steps: int) -> None:
             mirror = await start_mirror(device, lambda _: None, built_in=True)
             try:
                 waits, final = await settle(device, mirror, service.phone, runs)
-                plain = await agent_steps(device, mirror, service.phone, steps, ocr=False)
-                with_ocr = await agent_steps(device, mirror, service.phone, steps, ocr=True)
+                plain_captures: list[float] = []
+                ocr_captures: list[float] = []
+                plain = await agent_steps(device, mirror, service.phone, steps, False, plain_captures)
+                with_ocr = await agent_steps(device, mirror, service.phone, steps, True, ocr_captures)
             finally:
                 await mirror.stop()
             baseline = await baseline_steps(device, service.phone, steps)
@@ -192,9 +196,9 @@ async def main(runs: int, steps: int) -> None:
     print("1. per step, excluding the model (realistic profile)")
     print(f"   baseline: dump + screencap + tap + 1.0 s sleep   {median_s(baseline)}")
     print(f"   agent, mirror + uiautomator2 server, OCR off     {median_s(plain)}   "
-          f"{statistics.median(plain) / base:.2f}× the baseline")
+          f"{statistics.median(plain) / base:.2f}× the baseline   (capture {median_s(plain_captures)})")
     print(f"   agent, mirror + uiautomator2 server, OCR on      {median_s(with_ocr)}   "
-          f"{statistics.median(with_ocr) / base:.2f}× the baseline")
+          f"{statistics.median(with_ocr) / base:.2f}× the baseline   (capture {median_s(ocr_captures)})")
     print("2. hierarchy")
     print(f"   uiautomator dump                {median_s(slow)}")
     ratio = statistics.median(fast) / statistics.median(slow)
