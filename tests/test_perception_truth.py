@@ -427,3 +427,17 @@ def test_a_state_that_comes_or_goes_is_said_in_words() -> None:
     assert 'button "Send SMS": no longer disabled' in text, text
     assert 'field "hi"' not in text or "now focused" in text, text
     assert "→ -" not in text and "- →" not in text
+
+
+async def test_a_web_page_is_titled_by_its_page_title() -> None:
+    """A reader's transcript said only "most of the screen changed (com.android.chrome)" for the page it read."""
+    from relay_desktop.sim.tasks.base import PhoneDriver, tap_on
+
+    phone = VirtualPhone()
+    phone.launch("com.android.chrome")
+    start = await _map(phone)
+    assert screen_title(start) == "New tab"
+    await tap_on(PhoneDriver(phone), text="Relay Weather")
+    page = await _map(phone, start)
+    title = screen_title(page)
+    assert title is not None and title != "New tab" and "weather" in title.lower(), to_prompt_text(page)

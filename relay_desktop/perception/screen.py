@@ -183,7 +183,9 @@ def screen_title(element_map: ElementMap) -> str | None:
     for node, text in candidates:
         if "title" in node.id_name.lower() and not _in_list(node):
             return clean(text)
-    return None
+    # A browser's page: the web view says its page's title (Chrome's toolbar shows only the address).
+    web = next((e for e in element_map.elements if e.role == "web" and e.label and e.window is WindowKind.APP), None)
+    return clean(web.label) if web is not None else None
 
 
 def _ancestors(node: UINode):  # type: ignore[no-untyped-def]
