@@ -311,3 +311,20 @@ async def test_the_same_picture_is_not_read_again_a_changed_one_is() -> None:
     phone.screenshot = darker  # type: ignore[method-assign]
     await agent.capture(second.element_map)
     assert ocr.reads == 2
+
+
+async def test_steps_after_one_that_leaves_the_screen_are_reported_not_run_and_kept_in_the_history() -> None:
+    """A reader sent [home, complete]: home ran, complete vanished without a word, and the history showed the
+    plan as [home] alone, as if complete had never been sent."""
+    def fast(n: int, request: LLMRequest) -> object:
+        if n == 1:
+            return act({"action": "home"}, {"action": "complete", "summary": "done"})
+        return complete()
+
+    run = await run_task(FakePhone(counter_screens(), "s0"), Script(fast), planning=False)
+    second = run.fast_requests()[1]
+    text = "\n".join(m.text for m in second.messages)
+    assert '2. complete "done" → NOT RUN' in text or "2. complete → NOT RUN" in text, text
+    assert "after 'home'" in text, text
+    history = next(m.text for m in second.messages if m.role == "assistant")
+    assert '"complete"' in history, history

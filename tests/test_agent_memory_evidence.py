@@ -37,3 +37,12 @@ def test_long_screen_text_is_quoted_in_part() -> None:
     long = "Order #SH-10421 · " + "Phone Case, " * 20 + "Total paid $14.40"
     quoted = evidence_for("order SH-10421 paid", [long])
     assert quoted.startswith("Order #SH-10421") and quoted.endswith("…") and len(quoted) <= 120
+
+
+def test_a_fact_gathered_from_several_texts_is_backed_by_them_together() -> None:
+    """A reader's true "Order #SH-10421, 1 × Bluetooth Speaker, total paid $39.99" was marked unbacked: the
+    order screen shows each part as its own text."""
+    order = ["Order placed", "Order #SH-10421", "1 × Bluetooth Speaker", "Total paid $39.99", "Done"]
+    quoted = evidence_for("Order #SH-10421, 1 × Bluetooth Speaker, total paid $39.99", order)
+    assert quoted == "Order #SH-10421 | Total paid $39.99"
+    assert evidence_for("Order #SH-10421, total paid $41.00", order) == ""     # one number not on screen

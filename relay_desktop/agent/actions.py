@@ -204,10 +204,12 @@ class SemanticActionPlan:
     reflection: str = ""
     source: str = "model"                    # "model" or "fallback" (the rule-based planner)
     remember: tuple[str, ...] = ()           # facts the model wants kept for the rest of the run
+    dropped: tuple[Step, ...] = ()           # steps planned after one that leaves the screen: never run
 
     def to_json(self) -> dict[str, Any]:
+        """The plan as the model sent it, dropped steps included (its history must show what it asked for)."""
         data: dict[str, Any] = {"thinking": self.thinking, "reflection": self.reflection,
-                                "steps": [s.to_json() for s in self.steps]}
+                                "steps": [s.to_json() for s in (*self.steps, *self.dropped)]}
         if self.remember:
             data["remember"] = list(self.remember)
         return data
@@ -247,14 +249,16 @@ def parse_plan(data: dict[str, Any], source: str = "model", *, shell: bool = Fal
         raise StepError("the plan has no steps")
     specs = available_actions(shell=shell)
     steps = tuple(_check_step(raw, i, specs) for i, raw in enumerate(raw_steps[:MAX_STEPS_PER_PLAN]))
-    # Steps after one that changes the whole screen were planned for a screen that will be gone.
+    # Steps after one that changes the whole screen were planned for a screen that will be gone: they are
+    # kept aside, and the step results say they did not run.
+    dropped: tuple[Step, ...] = ()
     for i, step in enumerate(steps):
         if step.spec.ends_plan:
-            steps = steps[:i + 1]
+            steps, dropped = steps[:i + 1], steps[i + 1:]
             break
     remember = tuple(str(fact) for fact in (data.get("remember") or ())[:MAX_REMEMBER] if str(fact).strip())
     return SemanticActionPlan(steps, str(data.get("thinking") or ""), str(data.get("reflection") or ""), source,
-                              remember)
+                              remember, dropped)
 
 
 @dataclass(frozen=True)

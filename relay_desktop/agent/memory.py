@@ -62,6 +62,12 @@ def evidence_for(fact: str, screen_texts: Sequence[str]) -> str:
         score = len(wanted & have)
         if score > best_score and (numbers or score >= 2):
             best, best_score = text, score
+    if not best and numbers:
+        # A fact may gather what several texts show ("Order #SH-10421, 1 × Speaker, total $39.99"): backed when
+        # the texts holding its numbers hold all of them between them.
+        holding = [t for t in screen_texts if _significant(t) & numbers]
+        if holding and numbers <= set().union(*(_significant(t) for t in holding)):
+            best = " | ".join(holding)
     if len(best) > MAX_EVIDENCE_CHARS:
         best = best[:MAX_EVIDENCE_CHARS - 1].rstrip() + "…"
     return best

@@ -149,6 +149,11 @@ class PlanRunner:
                 self._not_run(plan.steps[index + 1:], index + 1, observation, "an earlier step of the plan failed",
                               tell=False)
                 return
+        if plan.dropped:
+            last = self.outcomes[-1].described if self.outcomes else plan.steps[-1].action
+            self._not_run(plan.dropped, len(plan.steps), observation,
+                          f"it came after '{last}', which leaves the screen it was planned on; plan it again from "
+                          "the screen you see now", tell=False)
 
     def _not_run(self, steps: tuple[Step, ...], start: int, observation: Observation, why: str,
                  tell: bool = True) -> None:
