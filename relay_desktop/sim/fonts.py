@@ -1,6 +1,7 @@
-"""Fonts for the virtual phone: Roboto (the Android system font) from the `fontpkg-roboto` wheel, and for
-Chinese, Japanese and Korean text Android's own fallback font (Debian's ``fonts-droid-fallback``) when it is
-installed, as a phone falls back from Roboto — without it such text shows as boxes.
+"""Fonts for the virtual phone: Roboto (the Android system font) from the `fontpkg-roboto` wheel, and, as a
+phone falls back from Roboto, Android's own fallback fonts when they are installed: for Chinese, Japanese and
+Korean text Debian's ``fonts-droid-fallback``, for emoji Noto Color Emoji (Debian's
+``fonts-noto-color-emoji``, the font Android draws emoji with). Without them such text shows as boxes.
 
 Layout measures text with the same fonts the renderer draws with, so wrapped text always fits the bounds
 that the hierarchy dump reports.
@@ -11,8 +12,9 @@ from __future__ import annotations
 import contextlib
 import functools
 from pathlib import Path
+from typing import Literal
 
-from PIL import ImageFont
+from PIL import Image, ImageDraw, ImageFont
 
 _FALLBACKS = (
     "/usr/share/fonts/truetype/roboto/unhinted/RobotoTTF/Roboto-Regular.ttf",
@@ -56,18 +58,86 @@ def fallback_font(size: int) -> Font | None:
     return ImageFont.truetype(path, size) if path is not None else None
 
 
-def runs(text: str, size: int) -> list[tuple[str, bool]]:
-    """``text`` cut into runs drawn with Roboto (False) or the CJK fallback font (True)."""
-    if fallback_font(size) is None or all(ord(c) < _FALLBACK_FROM for c in text):
-        return [(text, False)] if text else []
-    out: list[tuple[str, bool]] = []
-    for char in text:
+_EMOJI_PATHS = ("/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf",)
+# Noto Color Emoji holds colour bitmaps (CBDT) of one size only, which FreeType cannot scale: glyphs are drawn
+# at this strike and the image is scaled to the text size.
+_EMOJI_STRIKE = 109
+# Modifiers that belong to the character before them, so that they reach the same font as it does (which
+# shapes the sequence): variation selectors (U+FE0F asks for the emoji form), the zero-width joiner of
+# sequences like 👨‍👩‍👧, the keycap of 1️⃣, the tags of subdivision flags, ideographic variation selectors.
+_JOINERS = ((0x200D, 0x200D), (0x20E3, 0x20E3), (0xFE00, 0xFE0F), (0xE0020, 0xE007F), (0xE0100, 0xE01EF))
+
+# Below this no character is an emoji or CJK, nor is U+FE0F, which turns '#', '©' or '‼' into one: such text
+# (most of it) is one Roboto run without a look at each character.
+_PLAIN_BELOW = 0x2190
+
+Face = Literal["roboto", "cjk", "emoji"]
+
+
+@functools.cache
+def emoji_font() -> ImageFont.FreeTypeFont | None:
+    """Noto Color Emoji at its bitmap strike, or None if it is not installed or cannot be drawn here."""
+    for path in _EMOJI_PATHS:
+        if not Path(path).exists():
+            continue
+        try:
+            face = ImageFont.truetype(path, _EMOJI_STRIKE)
+            # A FreeType built without PNG support loads the font but cannot draw its bitmaps: boxes are
+            # better than an exception in the middle of a frame.
+            if _strike_image(face, "\U0001F600").getbbox() is None:
+                continue
+        except OSError:
+            continue
+        return face
+    return None
+
+
+def _strike_image(face: ImageFont.FreeTypeFont, run: str) -> Image.Image:
+    left, top, right, bottom = face.getbbox(run, anchor="ls")
+    image = Image.new("RGBA", (max(1, right - left), max(1, bottom - top)))
+    ImageDraw.Draw(image).text((-left, -top), run, font=face, embedded_color=True, anchor="ls")
+    return image
+
+
+def _is_emoji(code: int) -> bool:
+    """Characters shown in colour by default, none of which Roboto or the CJK fallback has: the pictographs
+    of plane 1 (faces, food, flags' regional indicators, skin tones), the BMP's miscellaneous symbols and
+    dingbats (☀ ❤ ✨), and the few emoji among its technical and geometric symbols (⌚ ⏰ ⬛ ⭐)."""
+    return (0x1F000 <= code <= 0x1FAFF or 0x2600 <= code <= 0x27BF or 0x231A <= code <= 0x231B
+            or 0x23E9 <= code <= 0x23FA or 0x25FD <= code <= 0x25FE or 0x2B1B <= code <= 0x2B1C
+            or code in (0x2B50, 0x2B55))
+
+
+def _has_emoji_form(char: str) -> bool:
+    """Characters that U+FE0F turns into emoji: keycap bases, © ® ™, arrows, ‼ and the like, 〽 ㊗."""
+    return char in "#*0123456789\u00a9\u00ae" or 0x2000 <= ord(char) < 0x3300
+
+
+def _joins(code: int) -> bool:
+    return any(lo <= code <= hi for lo, hi in _JOINERS)
+
+
+def runs(text: str, size: int) -> list[tuple[str, Face]]:
+    """``text`` cut into runs, each drawn with one face: Roboto, the CJK fallback or the emoji font. A
+    face that is not installed is replaced by Roboto (which draws boxes), as before the fallback existed."""
+    cjk = fallback_font(size) is not None
+    emoji = emoji_font() is not None
+    if not text or all(ord(c) < _PLAIN_BELOW for c in text):
+        return [(text, "roboto")] if text else []
+    out: list[tuple[str, Face]] = []
+    for i, char in enumerate(text):
         code = ord(char)
-        other = _FALLBACK_FROM <= code < 0xFE00 or 0xFF00 <= code <= 0xFFEF
-        if out and out[-1][1] == other:
-            out[-1] = (out[-1][0] + char, other)
+        face: Face = "roboto"
+        if out and _joins(code):
+            face = out[-1][1]
+        elif emoji and (_is_emoji(code) or (text[i + 1:i + 2] == "\ufe0f" and _has_emoji_form(char))):
+            face = "emoji"
+        elif cjk and (_FALLBACK_FROM <= code < 0xFE00 or 0xFF00 <= code <= 0xFFEF):
+            face = "cjk"
+        if out and out[-1][1] == face:
+            out[-1] = (out[-1][0] + char, face)
         else:
-            out.append((char, other))
+            out.append((char, face))
     return out
 
 
@@ -84,12 +154,44 @@ def font(size: int, weight: int = 400) -> Font:
     return face
 
 
+def run_width(run: str, face: Face, size: int, weight: int = 400) -> float:
+    """The advance of one run of :func:`runs`, in (fractional) px, as :mod:`paint` draws it."""
+    if face == "emoji":
+        advance = _emoji_advance(run)
+        if advance is not None:
+            return advance * size / _EMOJI_STRIKE
+    elif face == "cjk":
+        cjk = fallback_font(size)
+        if cjk is not None:
+            return cjk.getlength(run)
+    return font(size, weight).getlength(run)
+
+
+@functools.lru_cache(maxsize=1024)
+def _emoji_advance(run: str) -> float | None:
+    # Shaping with the colour font costs tens of µs a run, and wrapping measures the same runs over and over.
+    emoji = emoji_font()
+    return emoji.getlength(run) if emoji is not None else None
+
+
 def text_width(text: str, size: int, weight: int = 400) -> int:
-    total = 0.0
-    for run, other in runs(text, size):
-        face = fallback_font(size) if other else font(size, weight)
-        total += face.getlength(run)  # type: ignore[union-attr]
-    return round(total)
+    return round(sum(run_width(run, face, size, weight) for run, face in runs(text, size)))
+
+
+@functools.lru_cache(maxsize=512)
+def emoji_image(run: str, size: int) -> tuple[Image.Image, int, int] | None:
+    """An emoji run of :func:`runs` in colour at ``size`` px (RGBA), and where its top-left corner lies
+    relative to the pen position on the baseline; None without the emoji font."""
+    face = emoji_font()
+    if face is None:
+        return None
+    left, top, _, _ = face.getbbox(run, anchor="ls")
+    big = _strike_image(face, run)
+    scale = size / _EMOJI_STRIKE
+    # RGBA is resized premultiplied by Pillow, so the transparent edge does not darken the glyph's rim.
+    image = big.resize((max(1, round(big.width * scale)), max(1, round(big.height * scale))),
+                       Image.Resampling.LANCZOS)
+    return image, round(left * scale), round(top * scale)
 
 
 def line_height(size: int) -> int:

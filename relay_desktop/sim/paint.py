@@ -191,14 +191,31 @@ def draw_lines(draw: ImageDraw.ImageDraw, lines: tuple[str, ...] | list[str], bo
         else:
             x = box.left
         baseline = top + i * line_h + (line_h - ascent - descent) // 2 + ascent
-        if line:
-            draw_run_x = x
-            for run, other in fonts.runs(line, size):
-                face = fonts.fallback_font(size) if other else font
-                draw.text((draw_run_x, baseline), run, font=face, fill=color, anchor="ls")
-                draw_run_x += fonts.text_width(run, size, weight)
+        # Runs advance by the fractional widths that fonts.text_width adds up, so the line ends where
+        # layout measured it.
+        pen = float(x)
+        for run, face in fonts.runs(line, size):
+            if face == "emoji":
+                _draw_emoji(draw, run, size, pen, baseline)
+            else:
+                cjk = fonts.fallback_font(size) if face == "cjk" else None
+                draw.text((pen, baseline), run, font=cjk or font, fill=color, anchor="ls")
+            pen += fonts.run_width(run, face, size, weight)
         x_end = x + width
     return x_end, baseline
+
+
+def _draw_emoji(draw: ImageDraw.ImageDraw, run: str, size: int, pen: float, baseline: int) -> None:
+    """Emoji in their own colours, as a phone draws them (text colour does not tint them)."""
+    glyphs = fonts.emoji_image(run, size)
+    if glyphs is None:
+        return
+    image, dx, dy = glyphs
+    left, top = round(pen) + dx, baseline + dy
+    # Pasted onto the draw's image the way ImageDraw.text pastes colour glyphs (embedded_color): the
+    # painters hold an ImageDraw, and the frame is RGB (tests draw on L), so the colours take its mode.
+    colour = image if image.mode == draw.mode else image.convert(draw.mode)
+    draw.im.paste(colour.im, (left, top, left + image.width, top + image.height), image.getchannel("A").im)
 
 
 # ---------------------------------------------------------------- view-level helpers for the painters
