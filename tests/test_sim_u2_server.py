@@ -103,7 +103,12 @@ async def test_the_client_pushes_its_jar_and_starts_the_server_by_its_command_li
     assert commands == ["toybox md5sum /data/local/tmp/u2.jar", LAUNCH]
     assert "tcp:9008" in sim.phone.sockets
     assert await blocking(d._check_alive)
-    output = d._process.output.decode()  # what the server printed on its shell stream
+    # What the server printed on its shell stream, read by the client's own thread (which may lag on a busy
+    # machine: /ping can answer before that thread has read the lines).
+    deadline = time.monotonic() + 5
+    while "http server listening" not in d._process.output.decode() and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    output = d._process.output.decode()
     assert "[server] INFO: [UiAutomator2Server] Starting Server" in output
     assert "[server] INFO: http server listening on *:9008" in output
     # Started again, the client finds the jar by its md5 and the server by /ping: no second push, no launch.
