@@ -142,6 +142,7 @@ class BenchRow:
     mirrored: bool                       # the mirror served the whole task
     run_id: str
     detail: str
+    phone: str = ""                      # which phone ran it (with --phones N)
 
     @classmethod
     def of(cls, task: Any, result: Any, tally: TaskTally, *, seconds: float, check_ok: bool, check_detail: str,
@@ -196,19 +197,22 @@ class BenchSummary:
                 f"{self.median_seconds:.1f} s per task · {per_action} requests per action · ${self.cost_usd:.4f}")
 
 
-def header(mirror: bool) -> str:
+def header(mirror: bool, phones: bool = False) -> str:
     where = "through the live mirror" if mirror else "over adb only (--no-mirror)"
-    return (f"Phone: the virtual phone, {where}\nreqs: model requests · no-eff: steps that changed nothing · "
+    who = "virtual phones (the phone column says which)" if phones else "the virtual phone"
+    return (f"Phone: {who}, {where}\nreqs: model requests · no-eff: steps that changed nothing · "
             "tok/step: median prompt tokens of a plan\n\n"
-            f"{'task':28} {'tags':18} {'result':6} {'agent':9} {'steps':>5} {'reqs':>4} {'no-eff':>6} "
-            f"{'tok/step':>8} {'tokens':>8} {'time':>6} {'cost':>8}\n" + "─" * WIDTH)
+            + (f"{'phone':16} " if phones else "")
+            + f"{'task':28} {'tags':18} {'result':6} {'agent':9} {'steps':>5} {'reqs':>4} {'no-eff':>6} "
+            f"{'tok/step':>8} {'tokens':>8} {'time':>6} {'cost':>8}\n" + "─" * (WIDTH + 17 * phones))
 
 
-def format_row(row: BenchRow) -> str:
-    """One line per task; a failed task gets a second line saying why."""
+def format_row(row: BenchRow, phones: bool = False) -> str:
+    """One line per task (led by its phone with several); a failed task gets a second line saying why."""
     mark = "✔ pass" if row.solved else "✘ fail"
     per_step = f"{row.prompt_tokens_per_step:,d}" if row.prompt_tokens_per_step is not None else "–"
-    line = (f"{row.task[:28]:28} {row.tags[:18]:18} {mark:6} {row.outcome[:9]:9} {row.steps:5d} {row.requests:4d} "
+    line = ((f"{row.phone[:16]:16} " if phones else "")
+            + f"{row.task[:28]:28} {row.tags[:18]:18} {mark:6} {row.outcome[:9]:9} {row.steps:5d} {row.requests:4d} "
             f"{row.no_effect_steps:6d} {per_step:>8} {row.tokens:8,d} {row.seconds:5.1f}s {f'${row.cost_usd:.4f}':>8}")
     if row.solved:
         return line

@@ -6,6 +6,9 @@ checker reading the phone's state, not the agent's claim: an agent that says "co
 scores a failure, an infeasible task scores only when the agent ends with "failed", an ambiguous one only when
 it asked. The user is scripted per task (see :mod:`relay_desktop.bench_report`). Ctrl+C stops the task that
 is running, prints what was measured so far and ends the bench; a second Ctrl+C ends it at once.
+
+``--phones N`` runs the suite on N virtual phones at once (each with its own mirror and agent, taking the next
+task when it is free), as a device farm does; each row says which phone ran it.
 """
 
 from __future__ import annotations
@@ -17,7 +20,8 @@ import signal
 import sys
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AsyncExitStack, contextmanager
+from dataclasses import dataclass, replace
 from typing import Any
 
 from relay_desktop.agent.events import Event
@@ -52,6 +56,8 @@ def register(commands: Any) -> None:
     bench.add_argument("--json", action="store_true",
                        help="one JSON object per task, then {\"summary\": {...}}, instead of a table")
     bench.add_argument("--no-history", action="store_true", help="do not save the runs in the run history")
+    bench.add_argument("--phones", type=int, default=1, metavar="N",
+                       help="run the tasks on N virtual phones at once (default 1)")
     bench.set_defaults(command="bench", handler=_run_bench_command)
 
 
@@ -66,6 +72,9 @@ async def _run_bench_command(args: argparse.Namespace) -> int:
         names = ", ".join(sorted(unknown)) or "the filters"
         print(f"relay-desktop bench: no task matches {names}; see `relay-desktop tasks`", file=sys.stderr)
         return 2
+    if not 1 <= args.phones <= MAX_PHONES:
+        print(f"relay-desktop bench: --phones takes 1 to {MAX_PHONES}", file=sys.stderr)
+        return 2
     try:
         llm, which = models_from_args(args)
     except ValueError as exc:
@@ -74,12 +83,14 @@ async def _run_bench_command(args: argparse.Namespace) -> int:
     # With --json, stdout holds only the JSON objects; what the bench says goes to stderr.
     say = (lambda line: print(line, file=sys.stderr, flush=True)) if args.json else \
         (lambda line: print(line, flush=True))
-    say(f"Models: {which}\n{len(tasks)} task{'s' if len(tasks) != 1 else ''} on the virtual phone")
+    phones = "the virtual phone" if args.phones == 1 else f"{args.phones} virtual phones at once"
+    say(f"Models: {which}\n{len(tasks)} task{'s' if len(tasks) != 1 else ''} on {phones}")
     bench = BenchRun(say=say, mirror=not args.no_mirror, max_steps=args.max_steps, realistic=args.realistic,
-                     history=not args.no_history, allow_fallback=args.allow_fallback,
+                     history=not args.no_history, allow_fallback=args.allow_fallback, phones=args.phones,
                      on_row=lambda row: print(json.dumps(row.to_json(), ensure_ascii=False) if args.json
-                                              else format_row(row), flush=True),
-                     on_start=None if args.json else lambda mirrored: print(f"\n{header(mirrored)}", flush=True))
+                                              else format_row(row, args.phones > 1), flush=True),
+                     on_start=None if args.json else
+                     lambda mirrored: print(f"\n{header(mirrored, args.phones > 1)}", flush=True))
     router = ModelRouter(llm) if llm is not None else None
     try:
         rows = await bench.run(tasks, router, describe_models=llm.to_dict() if llm is not None else None)
@@ -100,14 +111,32 @@ async def run_bench(tasks: list[Any], models: Models | None, *, describe_models:
     return await BenchRun(**options).run(tasks, models, describe_models=describe_models)
 
 
+MAX_PHONES = 8
+
+
+@dataclass
+class _Phone:
+    """One of the bench's virtual phones, with what its tasks run through."""
+
+    name: str
+    service: Any
+    device: Any
+    mirror: Any
+    counting: CountingModels | None       # its own: requests are counted for the task running on this phone
+    knowledge: Any
+
+
 class BenchRun:
-    """One bench: one virtual phone (and its mirror) for all the tasks, one scripted user per task."""
+    """One bench: virtual phones (one by default, each with its mirror) taking the tasks in turn, one scripted
+    user per task."""
 
     def __init__(self, *, say: Callable[[str], None] = print, mirror: bool = True, max_steps: int | None = None,
                  realistic: bool = False, history: bool = True, on_row: Callable[[BenchRow], None] | None = None,
                  on_event: Callable[[Event], None] | None = None,
-                 on_start: Callable[[bool], None] | None = None, allow_fallback: bool = False) -> None:
+                 on_start: Callable[[bool], None] | None = None, allow_fallback: bool = False,
+                 phones: int = 1) -> None:
         self.say = say
+        self.phones = phones
         self.allow_fallback = allow_fallback   # the rule-based planner may finish a task whose model failed
         self.use_mirror = mirror
         self.max_steps = max_steps
@@ -118,54 +147,64 @@ class BenchRun:
         self.on_start = on_start           # called once the phone is up, with whether the mirror runs
         self.mirrored = False              # the mirror started
         self.interrupted = False
-        self._agent: Any = None            # the task's agent while it runs
+        self._agents: set[Any] = set()     # the tasks' agents while they run (one per phone)
         self._stopping: set[asyncio.Task[None]] = set()
 
     def interrupt(self) -> None:
-        """Stop the task that is running and run no more (what Ctrl+C does)."""
+        """Stop the tasks that are running and run no more (what Ctrl+C does)."""
         self.interrupted = True
-        agent = self._agent
-        if agent is not None:
+        for agent in list(self._agents):
             stopper = asyncio.get_running_loop().create_task(agent.control.stop())
             self._stopping.add(stopper)
             stopper.add_done_callback(self._stopping.discard)
 
     async def run(self, tasks: list[Any], models: Models | None, *,
                   describe_models: dict[str, Any] | None = None) -> list[BenchRow]:
-        from relay_desktop.agent.knowledge import AppKnowledgeCache
         from relay_desktop.device.adb_server import AdbServer
         from relay_desktop.runs import RunStore
+
+        store = RunStore() if self.history else None
+        adb = AdbServer()
+        done: dict[int, BenchRow] = {}
+        queue: asyncio.Queue[tuple[int, Any]] = asyncio.Queue()
+        for item in enumerate(tasks):
+            queue.put_nowait(item)
+
+        async def work(phone: _Phone) -> None:
+            while not self.interrupted and not queue.empty():
+                index, task = queue.get_nowait()
+                row = await self._run_task(task, phone, store, describe_models or {"planner": "fallback"})
+                done[index] = row
+                if self.on_row is not None:
+                    self.on_row(row)
+
+        # Ctrl+C from the start: while the phones or the mirrors start, the bench then ends before the first task.
+        with self._ctrl_c_stops():
+            async with AsyncExitStack() as stack:
+                phones = [await self._start_phone(stack, adb, number, models) for number in range(1, self.phones + 1)]
+                self.mirrored = all(p.mirror is not None for p in phones)
+                if self.on_start is not None:
+                    self.on_start(self.mirrored)
+                await asyncio.gather(*(work(phone) for phone in phones))
+        return [done[index] for index in sorted(done)]
+
+    async def _start_phone(self, stack: AsyncExitStack, adb: Any, number: int, models: Models | None) -> _Phone:
+        """A virtual phone, its mirror and its counters; stopped (mirror, then device, then phone) on exit."""
+        from relay_desktop.agent.knowledge import AppKnowledgeCache
         from relay_desktop.sim.config import INSTANT, REALISTIC, PhoneConfig
         from relay_desktop.sim.service import VirtualPhoneService
 
+        config = PhoneConfig(realism=REALISTIC if self.realistic else INSTANT)
+        service = await stack.enter_async_context(VirtualPhoneService(config, port=0, adb=adb))
+        device = await adb.device(service.serial)
+        stack.push_async_callback(device.close)
+        mirror = await self._start_mirror(device) if self.use_mirror else None
+        if mirror is not None:
+            stack.push_async_callback(mirror.stop)
         counting = CountingModels(models) if models is not None else None
         knowledge = AppKnowledgeCache(models=counting) if counting is not None else None
-        store = RunStore() if self.history else None
-        adb = AdbServer()
-        rows: list[BenchRow] = []
-        config = PhoneConfig(realism=REALISTIC if self.realistic else INSTANT)
-        # Ctrl+C from the start: while the phone or the mirror starts, the bench then ends before the first task.
-        with self._ctrl_c_stops():
-            async with VirtualPhoneService(config, port=0, adb=adb) as service:
-                device = await adb.device(service.serial)
-                mirror = await self._start_mirror(device) if self.use_mirror else None
-                self.mirrored = mirror is not None
-                try:
-                    if self.on_start is not None:
-                        self.on_start(self.mirrored)
-                    for task in tasks:
-                        if self.interrupted:
-                            break
-                        row = await self._run_task(task, service, device, mirror, counting, knowledge, store,
-                                                   describe_models or {"planner": "fallback"})
-                        rows.append(row)
-                        if self.on_row is not None:
-                            self.on_row(row)
-                finally:
-                    if mirror is not None:
-                        await mirror.stop()
-                    await device.close()
-        return rows
+        name = service.serial if self.phones > 1 else ""
+        return _Phone(name, service, device, mirror, counting, knowledge)
 
     async def _start_mirror(self, device: Any) -> Any:
         from relay_desktop.device.errors import DeviceError
@@ -176,14 +215,14 @@ class BenchRun:
             self.say(f"No live mirror: {exc}")
             return None
 
-    async def _run_task(self, task: Any, service: Any, device: Any, mirror: Any, counting: CountingModels | None,
-                        knowledge: Any, store: Any, describe_models: dict[str, Any]) -> BenchRow:
+    async def _run_task(self, task: Any, on: _Phone, store: Any, describe_models: dict[str, Any]) -> BenchRow:
         from relay_desktop.agent.events import EventBus
         from relay_desktop.agent.orchestrator import Orchestrator
         from relay_desktop.agent.settings import AgentSettings
         from relay_desktop.mirror.mirrored_phone import MirroredPhone
         from relay_desktop.runs import RunRecorder
 
+        service, device, mirror, counting, knowledge = on.service, on.device, on.mirror, on.counting, on.knowledge
         task.setup(service.phone)
         tally = TaskTally()
         bus = EventBus()
@@ -199,13 +238,13 @@ class BenchRun:
                              describe_models=describe_models)
         if counting is not None:
             counting.tally = tally
-        self._agent = agent
+        self._agents.add(agent)
         started = time.monotonic()
         try:
             # Its own asyncio task, as `run` does: stopping it (Ctrl+C) cancels the run, not the bench.
             result = await asyncio.ensure_future(agent.run(task.goal))
         finally:
-            self._agent = None
+            self._agents.discard(agent)
             if counting is not None:
                 counting.tally = None
             if detach is not None and recorder is not None:
@@ -213,8 +252,9 @@ class BenchRun:
                 await recorder.aclose()
         seconds = time.monotonic() - started
         check = task.check(service.phone)
-        return BenchRow.of(task, result, tally, seconds=seconds, check_ok=check.ok, check_detail=check.detail,
-                           mirrored=phone.mirroring)
+        row = BenchRow.of(task, result, tally, seconds=seconds, check_ok=check.ok, check_detail=check.detail,
+                          mirrored=phone.mirroring)
+        return replace(row, phone=on.name)
 
     @contextmanager
     def _ctrl_c_stops(self) -> Iterator[None]:

@@ -259,3 +259,21 @@ async def test_the_mirror_is_stopped_when_a_task_breaks_the_bench(home: Path, sp
     with pytest.raises(RuntimeError, match="setup broke"):
         await run_bench([replace(WIFI_ON, setup=broken)], None, history=False, say=lambda line: None)
     assert len(spies["stopped"]) == 1
+
+
+def test_phones_n_runs_the_tasks_on_n_phones_at_once_and_each_row_says_which(
+        home: Path, capsys: pytest.CaptureFixture[str], spies: dict[str, list[Any]]) -> None:
+    tasks = ["wifi_on", "bluetooth_off", "dark_theme_dim", "wifi_on"]
+    rows, summary = _bench_json(["--fallback", "--phones", "2", *(a for t in tasks for a in ("--task", t))], capsys)
+    # Printed as they finish (each task once), whichever phone is free takes the next.
+    assert sorted(r["task"] for r in rows) == ["bluetooth_off", "dark_theme_dim", "wifi_on"]
+    assert all(r["solved"] and r["mirrored"] for r in rows) and summary["solved"] == 3
+    assert len({r["phone"] for r in rows}) == 2 and all(r["phone"].startswith("127.0.0.1:") for r in rows)
+    mirrors = {id(p.mirror) for p in spies["phones"]}
+    assert len(mirrors) == 2 and len(spies["stopped"]) == 2                 # a mirror per phone, both stopped
+
+
+def test_phones_out_of_range_is_refused_before_any_phone_starts(home: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "--fallback", "--phones", "0", "--task", "wifi_on"]) == 2
+    assert "--phones takes 1 to 8" in capsys.readouterr().err
