@@ -1,0 +1,42 @@
+"""``relay-desktop mcp``: its options, kept apart from the server (relay_desktop/mcp_server.py) so that every other
+command starts without importing the MCP SDK (most of a second)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from relay_desktop.agent.settings import AgentSettings
+from relay_desktop.cli_run import add_model_options, models_from_args
+
+__all__ = ["register"]
+
+
+def register(commands: Any) -> None:
+    mcp = commands.add_parser(
+        "mcp", help="serve the phone and the agent to other agents (Model Context Protocol over stdio)",
+        description="Speak the Model Context Protocol on stdin/stdout, for Claude Desktop, IDEs and agent "
+                    "frameworks: tools to look at the phone, act on it, and run the agent on a task. Sensitive "
+                    "actions are confirmed through the client (MCP elicitation).")
+    where = mcp.add_mutually_exclusive_group()
+    where.add_argument("--device", metavar="SERIAL", help="the phone to use (default: the only one attached)")
+    where.add_argument("--sim", action="store_true", help="use a built-in virtual phone")
+    add_model_options(mcp)
+    mcp.add_argument("--max-steps", type=int, default=30, help="the agent's step limit for run_task (default 30)")
+    mcp.add_argument("--no-mirror", action="store_true",
+                     help="do not start the live mirror (scrcpy); screenshots then come over adb")
+    mcp.set_defaults(command="mcp", handler=_serve)
+
+
+async def _serve(args: argparse.Namespace) -> int:
+    try:
+        AgentSettings(max_steps=args.max_steps)
+        models_from_args(args)            # a bad --model is said now, not on the first run_task
+    except ValueError as exc:
+        print(f"relay-desktop mcp: {exc}", file=sys.stderr)
+        return 2
+    from relay_desktop.mcp_server import build_server
+
+    await build_server(args).run_stdio_async()
+    return 0

@@ -1,0 +1,153 @@
+"""``relay-desktop mcp`` as an MCP client sees it: the SDK's own stdio client starts ``python -m relay_desktop mcp
+--sim`` (the virtual phone, on the tests' private adb server) and calls its tools."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import mcp_types as types
+import pytest
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from tests.conftest import AdbTestServer
+
+pytestmark = pytest.mark.timeout(60)
+
+CALL_TIMEOUT = 30.0
+
+
+@asynccontextmanager
+async def connect(adb_server: AdbTestServer, *extra: str, elicit: Any = None) -> AsyncIterator[ClientSession]:
+    """A session with a fresh server on a fresh virtual phone; ``elicit`` is the client's elicitation callback
+    (None: a client that cannot ask its user)."""
+    # The server gets this process's environment: the private adb port, the private data folder, OCR off.
+    env = {**os.environ, "ANDROID_ADB_SERVER_PORT": str(adb_server.port)}
+    args = ["-m", "relay_desktop", "mcp", "--sim", "--no-mirror", *extra]
+    params = StdioServerParameters(command=sys.executable, args=args, env=env)
+    async with stdio_client(params) as (read, write), \
+            ClientSession(read, write, read_timeout_seconds=CALL_TIMEOUT, elicitation_callback=elicit) as session:
+        await asyncio.wait_for(session.initialize(), CALL_TIMEOUT)
+        yield session
+
+
+def text_of(result: types.CallToolResult) -> str:
+    return "\n".join(c.text for c in result.content if isinstance(c, types.TextContent))
+
+
+async def call(session: ClientSession, name: str, **arguments: Any) -> types.CallToolResult:
+    return await asyncio.wait_for(session.call_tool(name, arguments), CALL_TIMEOUT)
+
+
+async def test_tools_screen_and_actions(adb_server: AdbTestServer) -> None:
+    async with connect(adb_server) as session:
+        tools = {t.name for t in (await asyncio.wait_for(session.list_tools(), CALL_TIMEOUT)).tools}
+        assert {"list_devices", "screen", "run_task", "stop_task", "tap", "type_text", "swipe", "press_key",
+                "launch_app"} <= tools
+
+        devices = await call(session, "list_devices")
+        assert not devices.is_error, text_of(devices)
+        assert "(used by this server)" in text_of(devices)
+
+        shown = await call(session, "screen")
+        assert not shown.is_error, text_of(shown)
+        text = text_of(shown)
+        assert "<screen_data>" in text and "launcher" in text, text
+        assert '"Settings"' in text, text
+        images = [c for c in shown.content if isinstance(c, types.ImageContent)]
+        assert images and images[0].mime_type == "image/jpeg" and images[0].data
+
+        opened = await call(session, "launch_app", app="Settings")
+        assert not opened.is_error, text_of(opened)
+        assert "com.android.settings" in text_of(opened)
+        settings = text_of(await call(session, "screen"))
+        assert "App in front: com.android.settings" in settings, settings
+
+        # A tap on an element id from the last screen opens that page.
+        network = next(line.split()[0] for line in settings.splitlines() if '"Network & internet' in line)
+        tapped = await call(session, "tap", element=network)
+        assert not tapped.is_error, text_of(tapped)
+        assert '"Wi-Fi' in text_of(await call(session, "screen"))
+
+        missing = await call(session, "tap", element="e999")
+        assert missing.is_error and "e999" in text_of(missing) and "Traceback" not in text_of(missing)
+        home = await call(session, "press_key", key="home")
+        assert not home.is_error, text_of(home)
+        assert "launcher" in text_of(await call(session, "screen"))
+
+        nothing = await call(session, "stop_task")
+        assert "No task is running" in text_of(nothing)
+
+
+async def test_run_task_with_the_fallback_planner_reports_progress(adb_server: AdbTestServer) -> None:
+    progress: list[tuple[float, float | None, str | None]] = []
+
+    async def on_progress(value: float, total: float | None, message: str | None) -> None:
+        progress.append((value, total, message))
+
+    async with connect(adb_server, "--fallback") as session:
+        result = await asyncio.wait_for(
+            session.call_tool("run_task", {"task": "Turn on Wi-Fi", "max_steps": 12}, progress_callback=on_progress),
+            CALL_TIMEOUT)
+        assert not result.is_error, text_of(result)
+        outcome = result.structured_content
+        assert outcome is not None
+        assert outcome["outcome"] == "success", outcome
+        assert outcome["virtual_phone_check"].startswith("passed"), outcome
+        assert outcome["run_id"] and outcome["steps"] >= 1
+    assert progress, "no progress notification arrived"
+    assert any(m and m.startswith("Step 1 of 12:") for _, _, m in progress), progress
+    values = [v for v, _, _ in progress]
+    assert values == sorted(values) and len(set(values)) == len(values)
+
+
+async def test_stop_task_ends_a_running_task(adb_server: AdbTestServer) -> None:
+    async with connect(adb_server, "--fallback") as session:
+        # A task the rule-based planner cannot finish: it keeps trying until stopped.
+        running = asyncio.ensure_future(session.call_tool("run_task", {"task": "Find the recipe for a lemon cake "
+                                                                               "in the Notes app and share it"}))
+        try:
+            for _ in range(100):
+                await asyncio.sleep(0.1)
+                busy = await call(session, "tap", x=10, y=10)
+                if busy.is_error and "stop_task" in text_of(busy):
+                    break
+            stopped = await call(session, "stop_task")
+            assert "Stopped run" in text_of(stopped), text_of(stopped)
+            result = await asyncio.wait_for(running, CALL_TIMEOUT)
+        finally:
+            running.cancel()
+        assert result.structured_content is not None and result.structured_content["outcome"] == "stopped", \
+            text_of(result)
+
+
+async def _sensitive_tap(session: ClientSession) -> types.CallToolResult:
+    """Delete the alarm the virtual phone starts with: a tap on a "Delete" control."""
+    opened = await call(session, "launch_app", app="Clock")
+    assert not opened.is_error, text_of(opened)
+    screen = text_of(await call(session, "screen"))
+    delete = next((line.split()[0] for line in screen.splitlines() if "delete" in line.lower()), None)
+    assert delete is not None, screen
+    return await call(session, "tap", element=delete)
+
+
+async def test_sensitive_action_needs_the_clients_confirmation(adb_server: AdbTestServer) -> None:
+    async with connect(adb_server) as session:
+        refused = await _sensitive_tap(session)
+        assert refused.is_error and "Not done: not confirmed" in text_of(refused), text_of(refused)
+
+    asked: list[str] = []
+
+    async def accept(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params.message)
+        return types.ElicitResult(action="accept", content={"allow": True})
+
+    async with connect(adb_server, elicit=accept) as session:
+        done = await _sensitive_tap(session)
+        assert not done.is_error, text_of(done)
+    assert asked and "delete" in asked[0].lower(), asked
