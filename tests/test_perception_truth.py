@@ -441,3 +441,30 @@ async def test_a_web_page_is_titled_by_its_page_title() -> None:
     page = await _map(phone, start)
     title = screen_title(page)
     assert title is not None and title != "New tab" and "weather" in title.lower(), to_prompt_text(page)
+
+
+def test_the_navigation_bar_is_one_line_beside_the_actions_that_do_the_same() -> None:
+    """uiautomator2's dump holds the navigation bar: a reader met two "Home" buttons, Chrome's and the bar's."""
+    def system(cls: str, bounds: str, *, desc: str = "", rid: str = "", children: str = "") -> str:
+        return _node(cls, bounds, desc=desc, rid=rid, children=children, clickable=bool(desc)).replace(
+            'package="com.example"', 'package="com.android.systemui"')
+
+    app = _node("android.widget.FrameLayout", "[0,0][1080,2274]", children="".join([
+        _node("android.widget.ImageButton", "[0,90][146,204]", desc="Home", clickable=True),
+        _node("android.widget.EditText", "[146,90][900,204]", hint="Search or type URL", clickable=True),
+    ]))
+    status = system("android.widget.FrameLayout", "[0,0][1080,63]", children=system(
+        "android.widget.TextView", "[40,10][140,55]").replace('text=""', 'text="11:05"'))
+    nav = system("android.widget.FrameLayout", "[0,2274][1080,2400]",
+                 rid="com.android.systemui:id/navigation_bar_frame",
+                 children="".join(system("android.widget.ImageView", b, desc=d) for d, b in (
+                     ("Back", "[100,2274][300,2400]"), ("Home", "[440,2274][640,2400]"),
+                     ("Overview", "[780,2274][980,2400]"))))
+    xml = f'<hierarchy rotation="0">{app}{status}{nav}</hierarchy>'
+    text = to_prompt_text(build_element_map(xml))
+    lines = text.splitlines()
+    bar = [line for line in lines if line.startswith("navigation bar: ")]
+    assert len(bar) == 1 and '"Back"' in bar[0] and '"Home"' in bar[0], text
+    assert "back, home and recent_apps actions" in bar[0]
+    assert [line for line in lines if line.endswith('button "Home"')], text    # the app's own, no position needed
+    assert not [line for line in lines if '"Home" @' in line], text

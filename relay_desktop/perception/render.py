@@ -21,8 +21,8 @@ from relay_desktop.perception.labels import MAX_VALUE, humanize_id, quote, short
 from relay_desktop.perception.screen import current_dialog, focused_field
 from relay_desktop.perception.tree import UINode, WindowKind
 
-__all__ = ["KEYBOARD_ADVICE", "element_line", "in_system_bar", "keyboard_line", "to_json", "to_json_text",
-           "to_prompt_text"]
+__all__ = ["KEYBOARD_ADVICE", "NAVIGATION_ADVICE", "element_line", "in_navigation_bar", "in_system_bar",
+           "keyboard_line", "to_json", "to_json_text", "to_prompt_text"]
 
 
 def scroll_direction(node: UINode) -> str:
@@ -131,15 +131,34 @@ def in_system_bar(element: Element) -> bool:
     return root.bounds.height * 4 < root.bounds.width
 
 
+def in_navigation_bar(element: Element) -> bool:
+    """A button of the navigation bar (Back, Home, Overview): a system bar below the top of the screen."""
+    if not (element.interactive and in_system_bar(element)):
+        return False
+    root = element.node
+    while root.parent is not None:
+        root = root.parent
+    return root.bounds.top > 0
+
+
+NAVIGATION_ADVICE = "the back, home and recent_apps actions do the same"
+
+
 def to_prompt_text(element_map: ElementMap) -> str:
     elements = element_map.elements
-    repeats = Counter((e.role, e.label) for e in elements if e.window is not WindowKind.KEYBOARD)
+    # uiautomator2's dump holds the navigation bar: its buttons go on one line of their own, so that its "Home"
+    # is not taken for (or does not turn into a look-alike of) an app's own "Home".
+    navigation = [e for e in elements if in_navigation_bar(e)]
+    repeats = Counter((e.role, e.label) for e in elements
+                      if e.window is not WindowKind.KEYBOARD and e not in navigation)
     lines = []
     keys = []
     status = []
     for element in elements:
         if element.window is WindowKind.KEYBOARD and element.interactive:
             keys.append(element)
+        elif element in navigation:
+            continue
         elif in_system_bar(element) and not element.interactive:
             status.append(element)
         else:
@@ -148,6 +167,9 @@ def to_prompt_text(element_map: ElementMap) -> str:
     if status:
         # Clock, signal and battery: context, not controls, so one line without IDs.
         lines.append("status bar: " + ", ".join(quote(e.label) for e in status))
+    if navigation:
+        lines.append("navigation bar: " + ", ".join(f"{e.id} {quote(e.name)}" for e in navigation)
+                     + f" ({NAVIGATION_ADVICE})")
     if keys:
         lines.append(keyboard_line(keys))
     if element_map.truncated:
