@@ -37,10 +37,14 @@ __all__ = ["build_server"]
 SYSTEM_KEYS = ("back", "home", "recent_apps")     # the agent's actions of their own; one key each here
 
 
+def _can_ask(ctx: Context) -> bool:
+    caps = ctx.client_capabilities
+    return caps is not None and caps.elicitation is not None
+
+
 async def _confirm(ctx: Context, description: str) -> bool:
     """The person's OK for a sensitive action, asked through the client; no way to ask is a no."""
-    caps = ctx.client_capabilities
-    if caps is None or caps.elicitation is None:
+    if not _can_ask(ctx):
         return False
 
     class Allow(BaseModel):
@@ -54,10 +58,20 @@ async def _confirm(ctx: Context, description: str) -> bool:
     return answer.action == "accept" and answer.data.allow
 
 
+async def _confirm_action(ctx: Context, description: str) -> bool:
+    """As :func:`_confirm`, for a direct action: a refusal says why, so the calling agent can tell its user."""
+    if not _can_ask(ctx):
+        raise ActionRefused(f"{description} needs the user's confirmation, and this MCP client cannot ask for it "
+                            "(it does not support elicitation). Ask the user to do it on the phone, or use a client "
+                            "that supports elicitation")
+    if not await _confirm(ctx, description):
+        raise ActionRefused(f"the user did not allow it: {description}")
+    return True
+
+
 async def _ask(ctx: Context, question: str) -> str | None:
     """The agent's question, asked through the client; None when it cannot be asked or was not answered."""
-    caps = ctx.client_capabilities
-    if caps is None or caps.elicitation is None:
+    if not _can_ask(ctx):
         return None
 
     class Answer(BaseModel):
@@ -205,7 +219,7 @@ async def _act(phones: PhoneSession, runs: _Runs, ctx: Context, step: dict[str, 
         raise ToolError("the agent is running a task on the phone; call stop_task first")
     await _phone(phones)
     try:
-        done = await phones.act(step, lambda description: _confirm(ctx, description))
+        done = await phones.act(step, lambda description: _confirm_action(ctx, description))
     except ActionRefused as exc:
         raise ToolError(f"Not done: {exc}") from None
     except DeviceError as exc:

@@ -139,15 +139,22 @@ async def _sensitive_tap(session: ClientSession) -> types.CallToolResult:
 async def test_sensitive_action_needs_the_clients_confirmation(adb_server: AdbTestServer) -> None:
     async with connect(adb_server) as session:
         refused = await _sensitive_tap(session)
-        assert refused.is_error and "Not done: not confirmed" in text_of(refused), text_of(refused)
+        assert refused.is_error and "cannot ask" in text_of(refused), text_of(refused)
+        assert "Traceback" not in text_of(refused)
 
     asked: list[str] = []
+    answers = ["decline", "accept"]
 
-    async def accept(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+    async def answer(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
         asked.append(params.message)
-        return types.ElicitResult(action="accept", content={"allow": True})
+        action = answers.pop(0)
+        return types.ElicitResult(action=action, content={"allow": True} if action == "accept" else None)
 
-    async with connect(adb_server, elicit=accept) as session:
+    async with connect(adb_server, elicit=answer) as session:
+        declined = await _sensitive_tap(session)
+        assert declined.is_error and "did not allow" in text_of(declined), text_of(declined)
         done = await _sensitive_tap(session)
         assert not done.is_error, text_of(done)
-    assert asked and "delete" in asked[0].lower(), asked
+        alarms = text_of(await call(session, "screen")).count('"Delete ')
+        assert alarms == 1, "the alarm was not deleted"
+    assert len(asked) == 2 and "delete" in asked[0].lower(), asked
