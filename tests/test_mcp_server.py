@@ -137,10 +137,15 @@ async def _sensitive_tap(session: ClientSession) -> types.CallToolResult:
 
 
 async def test_sensitive_action_needs_the_clients_confirmation(adb_server: AdbTestServer) -> None:
-    async with connect(adb_server) as session:
+    async with connect(adb_server, "--fallback") as session:
         refused = await _sensitive_tap(session)
         assert refused.is_error and "cannot ask" in text_of(refused), text_of(refused)
         assert "Traceback" not in text_of(refused)
+        # The agent's own sensitive steps are refused too when the client cannot ask.
+        run = await call(session, "run_task", task="Delete the contact Dave Kim", max_steps=6)
+        assert run.structured_content is not None, text_of(run)
+        assert run.structured_content["outcome"] != "success", run.structured_content
+        assert run.structured_content["virtual_phone_check"].startswith("failed"), run.structured_content
 
     asked: list[str] = []
     answers = ["decline", "accept"]
@@ -158,3 +163,18 @@ async def test_sensitive_action_needs_the_clients_confirmation(adb_server: AdbTe
         alarms = text_of(await call(session, "screen")).count('"Delete ')
         assert alarms == 1, "the alarm was not deleted"
     assert len(asked) == 2 and "delete" in asked[0].lower(), asked
+
+
+async def test_run_task_confirms_sensitive_steps_through_the_client(adb_server: AdbTestServer) -> None:
+    asked: list[str] = []
+
+    async def allow(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params.message)
+        return types.ElicitResult(action="accept", content={"allow": True})
+
+    async with connect(adb_server, "--fallback", elicit=allow) as session:
+        run = await call(session, "run_task", task="Delete the contact Dave Kim", max_steps=12)
+        assert run.structured_content is not None, text_of(run)
+        assert run.structured_content["outcome"] == "success", run.structured_content
+        assert run.structured_content["virtual_phone_check"].startswith("passed"), run.structured_content
+    assert asked and all("delete" in message.lower() for message in asked), asked
