@@ -62,6 +62,13 @@ class App:
     def ui(self) -> Kit:
         return self.phone.kit
 
+    @property
+    def window_size(self) -> tuple[int, int]:
+        """The app's window size, what an activity gets from WindowMetrics: the display, or its half of it in
+        split screen. Screens size things by this, never by the display, so they fit either."""
+        bounds = self.phone.window_bounds(self.package)
+        return bounds.width, bounds.height
+
     def reset(self) -> None:
         """Restore the app's data to its factory state (``pm clear``)."""
 

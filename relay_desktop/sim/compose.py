@@ -1,14 +1,16 @@
-"""Turns the phone's state into laid-out windows: app, dialog, keyboard, toast, notifications and the system
-bars."""
+"""Turns the phone's state into laid-out windows: app (two of them and System UI's divider in split screen),
+dialog, keyboard, toast, notifications and the system bars."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from relay_desktop.sim import keyboard, system_bars
+from relay_desktop.sim.split_screen import SYSTEM_UI, divider_view
 from relay_desktop.sim.views import Rect, Style, View, Window, layout
 
 if TYPE_CHECKING:
+    from relay_desktop.sim.app import Activity
     from relay_desktop.sim.phone import VirtualPhone
 
 
@@ -17,33 +19,20 @@ def compose_windows(phone: VirtualPhone) -> list[Window]:
     width, height = phone.display_size
     status_h, nav_h = kit.dp(24), kit.dp(48)
     app_frame = Rect(0, 0, width, height - nav_h)
-    activity = phone.current_activity()
-    app = activity.app
-
-    content = app.build(activity)
-    for view in content.walk():
-        if view.scrollable and view.identity in activity.scroll:
-            view.scroll = activity.scroll[view.identity]
-    # The decor views every Android window has; content starts below the status bar.
-    decor = View(cls="android.widget.FrameLayout", children=[
-        View(cls="android.widget.LinearLayout", children=[
-            View(cls="android.widget.FrameLayout", id="android:id/content", children=[content],
-                 orientation="stack", weight=1)],
-             padding=(0, status_h, 0, 0))],
-        orientation="stack", style=Style(bg=content.style.bg))
-    layout(decor, app_frame)
-    for view in content.walk():
-        if view.scrollable and view.identity:
-            activity.scroll[view.identity] = view.scroll  # keep the clamped offset
-
-    windows = [Window("app", app.package, decor, app_frame)]
-
-    dialog_root = app.build_dialog(activity)
-    if dialog_root is not None:
-        holder = View(orientation="stack", children=[dialog_root])
-        layout(holder, app_frame.inset(0, status_h, 0, 0))
-        dim = activity.state.get("dialog_dim", True)  # popup menus are dialogs that do not dim
-        windows.append(Window("dialog", app.package, dialog_root, dialog_root.bounds, dim_behind=dim))
+    split = phone.split.layout()
+    windows: list[Window] = []
+    if split is None or phone.split.pair is None:
+        windows += _task_windows(phone, phone.current_activity(), app_frame, status_h)
+    else:
+        # Both halves, the focused one last: it is the top window (uiautomator's active window, the one
+        # u2's focused-window queries read), as the task the user touched last is on Android.
+        focused = phone.split.focused
+        for package in sorted(phone.split.pair.packages, key=lambda p: p == focused):
+            frame = split.first if package == phone.split.pair.first else split.second
+            windows += _task_windows(phone, phone.tasks[package][-1], frame, status_h, focused=package == focused)
+        divider = divider_view(split, kit.dp)
+        layout(divider, split.divider)
+        windows.append(Window("divider", SYSTEM_UI, divider, split.divider))
 
     _apply_focus(phone, windows)
 
@@ -73,11 +62,46 @@ def compose_windows(phone: VirtualPhone) -> list[Window]:
     return windows
 
 
+def _task_windows(phone: VirtualPhone, activity: Activity, frame: Rect, status_h: int,
+                  focused: bool = True) -> list[Window]:
+    """The activity's window laid out in ``frame`` (the whole screen, or its half in split screen), and its
+    dialog. Content starts below the status bar only where the window reaches under it."""
+    app = activity.app
+    content = app.build(activity)
+    for view in content.walk():
+        if view.scrollable and view.identity in activity.scroll:
+            view.scroll = activity.scroll[view.identity]
+    top_inset = max(0, status_h - frame.top)
+    # The decor views every Android window has.
+    decor = View(cls="android.widget.FrameLayout", children=[
+        View(cls="android.widget.LinearLayout", children=[
+            View(cls="android.widget.FrameLayout", id="android:id/content", children=[content],
+                 orientation="stack", weight=1)],
+             padding=(0, top_inset, 0, 0))],
+        orientation="stack", style=Style(bg=content.style.bg))
+    layout(decor, frame)
+    for view in content.walk():
+        if view.scrollable and view.identity:
+            activity.scroll[view.identity] = view.scroll  # keep the clamped offset
+
+    windows = [Window("app", app.package, decor, frame, unfocused=not focused)]
+    dialog_root = app.build_dialog(activity)
+    if dialog_root is not None:
+        holder = View(orientation="stack", children=[dialog_root])
+        layout(holder, frame.inset(0, top_inset, 0, 0))
+        dim = activity.state.get("dialog_dim", True)  # popup menus are dialogs that do not dim
+        windows.append(Window("dialog", app.package, dialog_root, dialog_root.bounds, dim_behind=dim,
+                              dim_area=frame if phone.split.active else None, unfocused=not focused))
+    return windows
+
+
 def _apply_focus(phone: VirtualPhone, windows: list[Window]) -> None:
     """Mark the focused text field; if it is gone from the screen, drop focus and the keyboard."""
     if phone.focus_key is None:
         return
     for window in reversed(windows):
+        if window.unfocused:
+            continue  # in split screen only the focused half's fields can hold input focus
         for view in window.root.walk():
             if view.editable and view.identity == phone.focus_key and not view.visible.empty:
                 view.focused = True

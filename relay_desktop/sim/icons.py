@@ -238,6 +238,19 @@ def _lock(p: Pen) -> None:
     p.circle(12, 15.5, 1.7, fill=0)
 
 
+@_icon("split_screen")
+def _split_screen(p: Pen) -> None:
+    p.rect(5, 3.5, 19, 10.5, radius=1.6, w=2)      # the Overview menu's "Split screen": two stacked panes
+    p.rect(5, 13.5, 19, 20.5, radius=1.6, w=2)
+
+
+@_icon("hourglass")
+def _hourglass(p: Pen) -> None:
+    p.line([(6, 3.5), (18, 3.5)], w=2)               # "Pause app" (Digital Wellbeing's hourglass)
+    p.line([(6, 20.5), (18, 20.5)], w=2)
+    p.loop([(7.5, 3.5), (16.5, 3.5), (12, 12), (16.5, 20.5), (7.5, 20.5), (12, 12)], w=1.8)
+
+
 # ---------------------------------------------------------------- navigation bar and keyboard
 
 @_icon("home")

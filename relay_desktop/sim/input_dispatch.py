@@ -2,7 +2,9 @@
 
 Touches go to the topmost window under the finger (system bars, keyboard, dialog, then the app), and
 inside it to the topmost enabled view that takes touches. A dialog is modal: a touch outside it cancels
-it. Text goes to the focused field.
+it. Text goes to the focused field. In split screen a touch in a half gives that app focus (keys, text and
+BACK go to it from then on), a dialog is modal within its half only, and a drag of the divider moves it
+(see split_screen.py).
 """
 
 from __future__ import annotations
@@ -48,9 +50,14 @@ class InputDispatcher:
                 continue
             if window.frame.contains(x, y):
                 return window
-            if window.kind == "dialog":
-                return window  # modal: nothing beneath it gets the touch
+            if window.kind == "dialog" and (window.dim_area is None or window.dim_area.contains(x, y)):
+                return window  # modal: nothing beneath it (in its half, in split screen) gets the touch
         return None
+
+    def _touch_down(self, window: Window) -> None:
+        """In split screen, touching a half gives its app focus, so keys and text go there afterwards."""
+        if window.kind in ("app", "dialog"):
+            self.phone.split.focus(window.package)
 
     # ------------------------------------------------------------ touches
 
@@ -59,6 +66,7 @@ class InputDispatcher:
         window = self._window_at(x, y)
         if window is None:
             return
+        self._touch_down(window)
         if window.kind == "dialog" and not window.frame.contains(x, y):
             self._dismiss_dialog()
             return
@@ -97,8 +105,12 @@ class InputDispatcher:
         if window is not None and window.kind == "notification":
             self.phone.notifications.swiped(window, x1, y1, x2, y2)
             return
-        if window is None or window.kind in ("status_bar", "nav_bar", "ime"):
+        if window is not None and window.kind == "divider":
+            self.phone.split.drag_divider(x2, y2)   # dragging the split-screen divider's handle
             return
+        if window is None or window.kind in ("status_bar", "nav_bar", "ime", "divider"):
+            return
+        self._touch_down(window)
         container = scroll_container_at(window.root, x1, y1)
         if container is None:
             return
@@ -118,6 +130,7 @@ class InputDispatcher:
         window = self._window_at(x, y)
         if window is None or not window.frame.contains(x, y):
             return
+        self._touch_down(window)
         target = hit_test(window.root, x, y, lambda v: v.enabled and v.long_clickable)
         if target is not None and target.on_long_click is not None:
             self._invoke(window.package, target.on_long_click)
@@ -151,6 +164,8 @@ class InputDispatcher:
         activity = phone.current_activity()
         if phone.notifications.shade_open:
             phone.notifications.collapse()
+        elif phone.split.selecting is not None and activity.dialog is None:
+            phone.split.cancel_selection()   # BACK while picking the second app puts the first one back
         elif phone.keyboard_shown:
             phone.keyboard_shown = False
             phone.invalidate()
@@ -162,6 +177,7 @@ class InputDispatcher:
             phone.finish_activity()
 
     def home(self) -> None:
+        self.phone.split.cancel_selection()
         self.phone.go_home()
 
     def recents(self) -> None:
@@ -227,7 +243,7 @@ class InputDispatcher:
             self._insert("\n")
 
     def _focus_next(self) -> None:
-        fields = [v for w in self.phone.windows() if w.kind in ("app", "dialog")
+        fields = [v for w in self.phone.windows() if w.kind in ("app", "dialog") and not w.unfocused
                   for v in w.root.walk() if v.editable and not v.visible.empty]
         if not fields:
             return

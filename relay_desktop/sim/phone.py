@@ -24,9 +24,10 @@ from relay_desktop.sim.input_dispatch import InputDispatcher
 from relay_desktop.sim.memfs import MemoryFS
 from relay_desktop.sim.notifications import NotificationCenter
 from relay_desktop.sim.sockets import SocketRegistry
+from relay_desktop.sim.split_screen import SplitScreen
 from relay_desktop.sim.streams import ProcessIO
 from relay_desktop.sim.ui import Kit
-from relay_desktop.sim.views import Window
+from relay_desktop.sim.views import Rect, Window
 
 log = logging.getLogger(__name__)
 
@@ -93,6 +94,7 @@ class VirtualPhone:
         self._listeners: list[Callable[[], None]] = []
         self._animating_until = 0.0
         self.input = InputDispatcher(self)
+        self.split = SplitScreen(self)
         self.go_home()
 
     # ------------------------------------------------------------ identity and state
@@ -167,7 +169,17 @@ class VirtualPhone:
         return self._windows
 
     def current_activity(self) -> Activity:
+        """The front task's top activity; in split screen the focused half's (its task is kept last)."""
         return next(reversed(self.tasks.values()))[-1]
+
+    def window_bounds(self, package: str) -> Rect:
+        """The bounds Android gives the package's task (WindowMetrics / the configuration's window bounds):
+        its half in split screen, otherwise the whole display."""
+        frame = self.split.frame_of(package)
+        if frame is not None:
+            return frame
+        width, height = self.display_size
+        return Rect(0, 0, width, height)
 
     def focused_activity(self) -> tuple[str, str] | None:
         activity = self.current_activity()
@@ -347,7 +359,12 @@ class VirtualPhone:
         if LAUNCHER_PACKAGE not in self.tasks:
             self.go_home()
 
+    def refresh_after_navigation(self) -> None:
+        """Tasks were reordered from outside the phone (split screen ending): focus, keyboard and picture."""
+        self._navigated()
+
     def _navigated(self) -> None:
+        self.split.sync()
         self.notifications.shade_open = False  # opening anything closes the shade
         activity = self.current_activity()
         self.focus_key = activity.app.initial_focus(activity)

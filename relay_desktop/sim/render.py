@@ -34,7 +34,10 @@ def render(windows: list[Window], size: tuple[int, int], dark: bool = False) -> 
     for window in windows:
         if window.dim_behind:
             # Black at a fixed alpha is a per-channel scale: one lookup table, faster than a mask blend.
-            frame.paste(frame.point(_SCRIM_TABLE))
+            # In split screen a dialog dims its own task only.
+            area = window.dim_area.intersect(screen) if window.dim_area is not None else screen
+            if not area.empty:
+                frame.paste(frame.crop(area).point(_SCRIM_TABLE), (area.left, area.top))
         _draw_tree(ctx, window.root, screen)
     return frame
 

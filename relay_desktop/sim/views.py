@@ -308,15 +308,18 @@ def scroll_container_at(root: View, x: float, y: float) -> View | None:
 
 @dataclass(eq=False)
 class Window:
-    """One on-screen window. The hierarchy dump lists app, dialog, IME and notification windows (in that
-    z-order); the system bars are drawn but, as with the on-device ``uiautomator dump``, not dumped."""
+    """One on-screen window. The hierarchy dump lists app, dialog, split-screen divider, IME and notification
+    windows (in that z-order); the system bars are drawn but, as with the on-device ``uiautomator dump``, not
+    dumped."""
 
-    kind: Literal["app", "dialog", "ime", "toast", "notification", "status_bar", "nav_bar"]
+    kind: Literal["app", "dialog", "divider", "ime", "toast", "notification", "status_bar", "nav_bar"]
     package: str
     root: View
     frame: Rect
     dim_behind: bool = False    # dialogs darken what lies beneath
+    dim_area: Rect | None = None  # only this part (the dialog's task in split screen); None: the whole screen
+    unfocused: bool = False     # the split-screen half the user did not touch last
 
     @property
     def dumped(self) -> bool:
-        return self.kind in ("app", "dialog", "ime", "notification")
+        return self.kind in ("app", "dialog", "divider", "ime", "notification")

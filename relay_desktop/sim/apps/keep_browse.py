@@ -116,7 +116,7 @@ class KeepBrowse(App):
         """Keep's two-column staggered grid: each card goes to the column that is shorter so far."""
         ui = self.ui
         gap = ui.dp(8)
-        width = (self.phone.display_size[0] - 2 * ui.dp(12) - gap) // 2
+        width = (self.window_size[0] - 2 * ui.dp(12) - gap) // 2
         columns: list[list[View]] = [[], []]
         heights = [0, 0]
         selected = activity.state.get("selected", [])
@@ -221,7 +221,7 @@ class KeepBrowse(App):
                                 padding=ui.pad(28, 16, 16, 8)))
             rows += [self._drawer_row(activity, label, "note", label, current)
                      for label in sorted(self.labels, key=str.casefold)]
-        width = int(self.phone.display_size[0] * 0.8)
+        width = int(self.window_size[0] * 0.8)
         panel = View(cls="com.google.android.material.navigation.NavigationView", id="navigation_drawer",
                      width=width, children=[ui.scroll(rows, key="drawer_list", id="drawer_navigation_list",
                                                        padding=ui.pad(12, 8, 12, 8))],

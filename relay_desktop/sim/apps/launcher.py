@@ -1,8 +1,9 @@
-"""Home screen (a grid of app icons) and the Overview (recent apps) screen."""
+"""Home screen (a grid of app icons) and the Overview (recent apps) screen (built in launcher_recents.py)."""
 
 from __future__ import annotations
 
 from relay_desktop.sim.app import Activity, App
+from relay_desktop.sim.apps import launcher_recents
 from relay_desktop.sim.ui import ON_SURFACE_VARIANT
 from relay_desktop.sim.views import Style, View
 
@@ -16,6 +17,7 @@ class Launcher(App):
     icon = "home"
     main_activity = ".Launcher"
     screens = {".Launcher": "home", ".RecentsActivity": "overview"}
+    dialogs = {"task_menu": "task_menu"}
     in_launcher = False
 
     def home(self, activity: Activity) -> View:
@@ -34,8 +36,11 @@ class Launcher(App):
                                   size=ui.sp(16), radius=ui.dp(28)))
         workspace = View(cls="android.widget.ScrollView", id="workspace", children=grid,
                          padding=ui.pad(16, 24, 16, 0), gap=ui.dp(20), weight=1)
+        top = [View(cls="android.widget.LinearLayout", children=[clock, date], padding=ui.pad(0, 40, 0, 8))]
+        if self.phone.split.selecting is not None:   # picking the second app for split screen from home
+            top = launcher_recents.split_picker_header(self.phone, ui, self.phone.split.selecting)
         return View(cls="android.widget.LinearLayout", id="launcher", children=[
-            View(cls="android.widget.LinearLayout", children=[clock, date], padding=ui.pad(0, 40, 0, 8)),
+            *top,
             workspace,
             View(cls="android.widget.LinearLayout", children=[search], padding=ui.pad(24, 8, 24, 24)),
         ], style=Style(bg=WALLPAPER))
@@ -58,28 +63,13 @@ class Launcher(App):
             self.toast("No app can perform this action")
 
     def overview(self, activity: Activity) -> View:
-        ui = self.ui
-        cards = []
-        for package in self.phone.recent_packages():
-            app = self.phone.apps[package]
-            cards.append(ui.card([
-                ui.row([ui.avatar(app.label, color=app.color), ui.text(app.label, size=18, weight=500)], gap=12),
-                ui.image(f"{app.label} preview", height=220, color=(255, 255, 255), icon=app.icon),
-            ], on_click=lambda p=package: self.phone.bring_to_front(p), id="snapshot", key=f"task:{package}",
-                bg=(255, 255, 255)))
-        body: list[View]
-        if cards:
-            body = [ui.scroll(cards, key="recents_list", gap=16, padding=ui.pad(24, 16)),
-                    ui.row([ui.spacer(weight=1), ui.button("Clear all", self._clear_all, id="clear_all",
-                                                           variant="outlined"), ui.spacer(weight=1)],
-                           padding=ui.pad(0, 8, 0, 16))]
-        else:
-            body = [ui.text("No recent items", size=16, align="center", color=ON_SURFACE_VARIANT,
-                            id="empty_recents", padding=ui.pad(0, 200, 0, 0))]
-        return View(cls="android.widget.LinearLayout", id="overview_panel", children=body,
-                    style=Style(bg=(210, 214, 222)))
+        return launcher_recents.overview(self, activity)
 
-    def _clear_all(self) -> None:
-        for package in self.phone.recent_packages():
-            self.phone.force_stop(package)
-        self.phone.go_home()
+    def task_menu(self, activity: Activity) -> View | None:
+        return launcher_recents.task_menu(self, activity)
+
+    def build_dialog(self, activity: Activity) -> View | None:
+        menu = super().build_dialog(activity)
+        if menu is None and activity.dialog is not None:
+            activity.dialog = None   # the card it belonged to is gone
+        return menu

@@ -255,7 +255,7 @@ class Messages(App):
                        style=Style(bg=SURFACE))
         send.height = send.width = ui.dp(48)
         inset = keyboard_inset(self.phone)
-        avail = (self.phone.display_size[1] - ui.dp(24) - ui.dp(48) - ui.dp(64) - ui.dp(72)
+        avail = (self.window_size[1] - ui.dp(24) - ui.dp(48) - ui.dp(64) - ui.dp(72)
                  - ((inset.height or 0) if inset is not None else 0))
         items = self._stacked_from_end(activity, self._bubbles(conversation, name), avail)
         messages = ui.scroll(items, key="messages_list", gap=4, padding=ui.pad(16, 8, 16, 8))
@@ -274,7 +274,7 @@ class Messages(App):
         if conversation is None or not conversation.messages:
             return [ui.text(f"Send a message to start your conversation with {name}", size=14, align="center",
                             color=ON_SURFACE_VARIANT, padding=ui.pad(24, 16), id="empty_conversation")]
-        max_width = int(self.phone.display_size[0] * 0.72)
+        max_width = int(self.window_size[0] * 0.72)
         previous: Message | None = None
         for message in conversation.messages:
             if previous is None or message.time - previous.time > timedelta(hours=1):
@@ -304,7 +304,7 @@ class Messages(App):
         """Lay the thread out like a list that stacks from the end: a short thread sits just above the
         composer, and a long one stays scrolled to the newest message unless the user scrolled up."""
         ui = self.ui
-        width, gap = self.phone.display_size[0] - ui.dp(32), ui.dp(4)
+        width, gap = self.window_size[0] - ui.dp(32), ui.dp(4)
         used = sum(measure_height(v, v.width or width) for v in items) + gap * (len(items) - 1) + 2 * ui.dp(8)
         bottom = max(0, used - available)
         seen = activity.scroll.get("messages_list")

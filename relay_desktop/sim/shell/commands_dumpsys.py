@@ -55,6 +55,18 @@ def _stack(phone: Any) -> list[tuple[str, list[str]]]:
     return [(focus[0], [focus[1]])] if focus else []
 
 
+def _split_bounds(phone: Any) -> dict[str, Any]:
+    """package -> task bounds for the two tasks of split screen (empty when not split)."""
+    split = getattr(phone, "split", None)
+    if split is None or split.pair is None:
+        return {}
+    return {package: split.frame_of(package) for package in split.pair.packages}
+
+
+def _rect(bounds: Any) -> str:
+    return f"Rect({bounds.left}, {bounds.top} - {bounds.right}, {bounds.bottom})"
+
+
 def _rotation(phone: Any) -> int:
     return int(getattr(phone, "rotation", 0)) % 4
 
@@ -75,7 +87,10 @@ def window_dump(phone: Any, section: str) -> str:
     windows = [("NavigationBar0", "com.android.systemui", "NAVIGATION_BAR", True),
                ("StatusBar", "com.android.systemui", "STATUS_BAR", True),
                ("InputMethod", phone.ime_package, "INPUT_METHOD", shown)]
-    windows += [(f"{pkg}/{full_class(pkg, stack[-1])}", pkg, "BASE_APPLICATION", index == 0)
+    split = _split_bounds(phone)
+    if split:   # WM Shell's divider window sits above both halves
+        windows.append(("StageCoordinatorSplitDivider", "com.android.systemui", "DOCK_DIVIDER", True))
+    windows += [(f"{pkg}/{full_class(pkg, stack[-1])}", pkg, "BASE_APPLICATION", index == 0 or pkg in split)
                 for index, (pkg, stack) in enumerate(_stack(phone)) if stack]
     windows.append(("com.android.systemui.wallpapers.ImageWallpaper", "com.android.systemui", "WALLPAPER", True))
     for index, (title, owner, kind, visible) in enumerate(windows):
@@ -87,6 +102,12 @@ def window_dump(phone: Any, section: str) -> str:
                   f"    mHasSurface={str(visible).lower()} isReadyForDisplay()={str(visible).lower()}",
                   f"    mViewVisibility={'0x0' if visible else '0x8'} mHaveFrame=true mObscured=false",
                   f"    isOnScreen={str(visible).lower()}", f"    isVisible={str(visible).lower()}"]
+        if kind == "BASE_APPLICATION" and owner in split:
+            bounds = split[owner]
+            lines += [f"    Frames: parent={bounds.uiautomator()} display={bounds.uiautomator()} "
+                      f"frame={bounds.uiautomator()}",
+                      f"    WindowConfiguration: mBounds={_rect(bounds)} mAppBounds={_rect(bounds)} "
+                      f"mWindowingMode=multi-window mActivityType=standard"]
     orientation = "land" if _rotation(phone) % 2 else "port"
     lines += [
         "",
@@ -132,27 +153,35 @@ def activity_dump(phone: Any, args: list[str]) -> str:
         return f"ACTIVITY MANAGER {what.upper()} (dumpsys activity {what})\n  (nothing)\n"
     lines = ["ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)",
              "Display #0 (activities from top to bottom):"]
+    split = _split_bounds(phone)
+    resumed: list[tuple[str, str]] = []
     for index, (package, stack) in enumerate(_stack(phone)):
-        lines.append(f"  * {_task(package, len(stack))}")
-        if index == 0:
-            lines += [f"    mResumedActivity: {_record(package, stack[-1])}", "    isSleeping=false",
-                      f"    topResumedActivity={_record(package, stack[-1])}"]
+        # In split screen both tasks are resumed (multi-resume); the focused one is the top resumed.
+        running = index == 0 or package in split
+        lines.append(f"  * {_task(package, len(stack), 'multi-window' if package in split else 'fullscreen')}")
+        if package in split:
+            lines.append(f"    mBounds={_rect(split[package])} mWindowingMode=multi-window (split-screen)")
+        if running:
+            resumed.append((package, stack[-1]))
+            lines += [f"    mResumedActivity: {_record(package, stack[-1])}", "    isSleeping=false"]
+            if index == 0:
+                lines.append(f"    topResumedActivity={_record(package, stack[-1])}")
         for position, activity in reversed(list(enumerate(stack))):
             lines += [f"    * Hist  #{position}: {_record(package, activity)}",
                       f"      packageName={package} processName={package}",
                       "      launchedFromUid=2000 launchedFromPackage=com.android.shell userId=0",
-                      f"      state={'RESUMED' if index == 0 and position == len(stack) - 1 else 'STOPPED'}"]
+                      f"      state={'RESUMED' if running and position == len(stack) - 1 else 'STOPPED'}"]
     if focus:
         lines += ["", "  Resumed activities in task display areas (from top to bottom):",
-                  f"    ResumedActivity: {_record(*focus)}", "",
+                  *[f"    ResumedActivity: {_record(*r)}" for r in resumed], "",
                   f"  ResumedActivity:{_record(*focus)}", f"  topResumedActivity={_record(*focus)}"]
     return "\n".join(lines) + "\n"
 
 
-def _task(package: str, size: int) -> str:
+def _task(package: str, size: int, mode: str = "fullscreen") -> str:
     kind = "home" if "launcher" in package else "standard"
     return (f"Task{{{hexid('taskrec', package)} #{_task_id(package)} type={kind} A={10000 + fake_pid(package) % 1000}:"
-            f"{package} U=0 visible=true visibleRequested=true mode=fullscreen translucent=false sz={size}}}")
+            f"{package} U=0 visible=true visibleRequested=true mode={mode} translucent=false sz={size}}}")
 
 
 # --------------------------------------------------------------------------- other services
