@@ -110,8 +110,9 @@ class PhoneSession:
         phone = await self.open()
         try:
             step = parse_plan({"steps": [raw_step]}).steps[0]
-        except StepError as exc:
-            raise ActionRefused(str(exc).removeprefix("step 1 ")) from None
+        except StepError as exc:   # "step 1 (swipe): direction: …" names a plan's step; here there is one
+            message = str(exc)
+            raise ActionRefused(message.split(": ", 1)[-1] if message.startswith("step 1") else message) from None
         before = self.last
         fresh: Observation = await self._reader.capture(before.element_map if before else None)
         if before is not None:

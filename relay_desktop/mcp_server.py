@@ -91,73 +91,92 @@ class _Runs:
     def __init__(self, args: argparse.Namespace, phones: PhoneSession) -> None:
         self.args = args
         self.phones = phones
+        self.busy = False                 # from run_task's first check to the run's history being written
         self.agent: Any = None
+        self.started = asyncio.Event()    # set once the busy run has its agent (or failed before it had one)
         self.router: Any = None
-        self._stopping: set[asyncio.Future[None]] = set()
+        self._tasks: set[asyncio.Future[Any]] = set()
 
-    @property
-    def running(self) -> bool:
-        return self.agent is not None
+    def _keep(self, future: asyncio.Future[Any]) -> asyncio.Future[Any]:
+        """A task that must finish on its own (a reference kept, or asyncio may drop it half-way)."""
+        self._tasks.add(future)
+        future.add_done_callback(self._tasks.discard)
+        return future
 
     async def run(self, ctx: Context, task: str, max_steps: int | None) -> dict[str, Any]:
         from relay_desktop.agent.events import EventBus
         from relay_desktop.agent.knowledge import AppKnowledgeCache
         from relay_desktop.agent.orchestrator import Orchestrator
         from relay_desktop.llm.router import ModelRouter
-        from relay_desktop.runs import RunRecorder, RunStore
 
         problem = task_problem(task)
         if problem is not None:
             raise ToolError(problem)
-        if self.agent is not None:
-            raise ToolError(f"a task is already running (run {self.agent.run_id}); call stop_task first")
+        if self.busy:
+            running = f" (run {self.agent.run_id})" if self.agent is not None else ""
+            raise ToolError(f"a task is already running{running}; call stop_task first")
         try:
             settings = AgentSettings(max_steps=max_steps or self.args.max_steps)
             llm, which = models_from_args(self.args)
         except ValueError as exc:
             raise ToolError(str(exc)) from None
-        phone = await _phone(self.phones)
+        self.busy = True
+        self.started.clear()
+        try:
+            phone = await _phone(self.phones)
+        except BaseException:
+            self.busy = False
+            self.started.set()
+            raise
         if llm is not None and self.router is None:
             self.router = ModelRouter(llm)
-        suite_task = _suite_task(task) if self.phones.service is not None else None
-        if suite_task is not None:        # the virtual phone starts from the suite task's initial state
-            suite_task.setup(self.phones.service.phone)
-        bus = EventBus()
-        recorder = RunRecorder(RunStore())
-        detach = recorder.attach(bus)
-        progress = _Progress(ctx, settings.max_steps)
-        bus.subscribe(progress.on_event)
+        router = self.router if llm is not None else None
         handlers = Handlers(ask_user=lambda question: _ask(ctx, question),
                             confirm=lambda description: _confirm(ctx, description))
-        router = self.router if llm is not None else None
         self.agent = agent = Orchestrator(
-            phone, router, settings=settings, bus=bus, handlers=handlers,
+            phone, router, settings=settings, bus=EventBus(), handlers=handlers,
             knowledge=AppKnowledgeCache(models=router) if router is not None else None,
             describe_models=llm.to_dict() if llm is not None else {"planner": "fallback"})
-        # Its own task, as `run` does: stop_task cancels the run's task, never this request's.
-        running = asyncio.ensure_future(agent.run(task))
+        self.started.set()
+        # The run, and its history, in a task of its own (as `run` does): stop_task cancels that task, never this
+        # request; and when the client cancels the request, the run still stops cleanly and is saved.
+        driving = self._keep(asyncio.ensure_future(self._drive(ctx, agent, task, which)))
         try:
-            result = await asyncio.shield(running)
-        except asyncio.CancelledError:   # the client cancelled the call: the run stops too
-            stopping = asyncio.ensure_future(agent.control.stop())
-            self._stopping.add(stopping)
-            stopping.add_done_callback(self._stopping.discard)
+            return await asyncio.shield(driving)
+        except asyncio.CancelledError:
+            self._keep(asyncio.ensure_future(agent.control.stop()))
             raise
+
+    async def _drive(self, ctx: Context, agent: Any, task: str, which: str) -> dict[str, Any]:
+        from relay_desktop.runs import RunRecorder, RunStore
+
+        service = self.phones.service
+        suite_task = _suite_task(task) if service is not None else None
+        if suite_task is not None:        # the virtual phone starts from the suite task's initial state, as in `run`
+            suite_task.setup(service.phone)
+        recorder = RunRecorder(RunStore())
+        detach = recorder.attach(agent.bus)
+        progress = _Progress(ctx, agent.settings.max_steps)
+        agent.bus.subscribe(progress.on_event)
+        try:
+            result = await agent.run(task)
         finally:
-            self.agent = None
             detach()
             await progress.aclose()
             await recorder.aclose()
+            self.agent, self.busy = None, False
         out: dict[str, Any] = {"outcome": result.outcome, "reason": result.reason, "steps": result.steps,
                                "run_id": result.run_id, "elapsed_s": round(result.elapsed_s, 1), "models": which}
         if recorder.error:
             out["history"] = f"not saved: {recorder.error}"
         if suite_task is not None:
-            check = suite_task.check(self.phones.service.phone)
+            check = suite_task.check(service.phone)
             out["virtual_phone_check"] = f"{'passed' if check.ok else 'failed'} ({check.detail})"
         return out
 
     async def stop(self) -> str:
+        if self.busy and self.agent is None:   # still opening the phone: stop the run once it exists
+            await asyncio.wait_for(self.started.wait(), 60)
         agent = self.agent
         if agent is None:
             return "No task is running."
@@ -167,6 +186,8 @@ class _Runs:
     async def aclose(self) -> None:
         if self.agent is not None:
             await self.agent.control.stop()
+        if self._tasks:                   # the stopped run's history is written before the phone goes
+            await asyncio.wait(set(self._tasks), timeout=10)
         if self.router is not None:
             await self.router.aclose()
 
@@ -215,7 +236,7 @@ async def _phone(phones: PhoneSession) -> Any:
 
 
 async def _act(phones: PhoneSession, runs: _Runs, ctx: Context, step: dict[str, Any]) -> str:
-    if runs.running:
+    if runs.busy:
         raise ToolError("the agent is running a task on the phone; call stop_task first")
     await _phone(phones)
     try:

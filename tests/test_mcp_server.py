@@ -74,6 +74,10 @@ async def test_tools_screen_and_actions(adb_server: AdbTestServer) -> None:
         assert not tapped.is_error, text_of(tapped)
         assert '"Wi-Fi' in text_of(await call(session, "screen"))
 
+        bad = await call(session, "swipe", direction="diagonal")
+        assert bad.is_error and "direction" in text_of(bad), text_of(bad)
+        swiped = await call(session, "swipe", direction="up")
+        assert not swiped.is_error, text_of(swiped)
         missing = await call(session, "tap", element="e999")
         assert missing.is_error and "e999" in text_of(missing) and "Traceback" not in text_of(missing)
         home = await call(session, "press_key", key="home")
