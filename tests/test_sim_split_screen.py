@@ -244,3 +244,26 @@ async def test_the_screenshot_shows_both_halves_and_the_divider(adb_server: AdbT
     after = await adb.screenshot()
     assert after.crop((0, bottom, shot.width, shot.height - 200)).tobytes() == \
         shot.crop((0, bottom, shot.width, shot.height - 200)).tobytes()
+
+
+async def test_uiautomator2_sees_both_windows_and_landscape_splits_side_by_side(adb_server: AdbTestServer,
+                                                                                 sim: VirtualPhoneService) -> None:
+    from relay_desktop.sim import u2_selector
+    from relay_desktop.sim.hierarchy import dump_xml_pretty
+
+    adb = Adb(adb_server, sim)
+    await open_two_apps(adb)
+    await enter_split(adb)
+    # u2's dump: every window a root of its own, the divider among them (System UI's, between the apps).
+    pretty = dump_xml_pretty(sim.phone.windows())
+    roots = re.findall(r'^  <node [^>]*?package="([^"]+)"', pretty, flags=re.MULTILINE)
+    assert roots[:3] == [SETTINGS, MESSAGES, "com.android.systemui"]
+    found = u2_selector.find(sim.phone.windows(), {"resourceId": DIVIDER_HANDLE})
+    assert len(found) == 1 and found[0].window.kind == "divider"
+
+    sim.phone.rotate(1)          # landscape: the apps sit side by side, the divider upright between them
+    xml = await adb.dump()
+    width = sim.phone.display_size[0]
+    handle = bounds(by_id(xml, DIVIDER_HANDLE))
+    assert handle[3] - handle[1] > handle[2] - handle[0]
+    assert bounds(find(xml, text="Settings"))[2] < width // 2 < bounds(find(xml, text="Messages"))[0]
