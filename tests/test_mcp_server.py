@@ -16,6 +16,9 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from tests.conftest import AdbTestServer
+from tests.fake_llm import FakeLLMServer, Reply
+from tests.fake_llm.recorded import RecordedRequest
+from tests.test_agent_e2e import wifi_model
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -182,3 +185,30 @@ async def test_run_task_confirms_sensitive_steps_through_the_client(adb_server: 
         assert run.structured_content["outcome"] == "success", run.structured_content
         assert run.structured_content["virtual_phone_check"].startswith("passed"), run.structured_content
     assert asked and all("delete" in message.lower() for message in asked), asked
+
+
+async def test_run_task_asks_the_agents_question_through_the_client(
+        adb_server: AdbTestServer, fake_llm: FakeLLMServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A model (the fake provider server, behind the real OpenAI SDK) asks which network first; the client's user
+    answers through elicitation, and the answer reaches the model's next prompt."""
+    asked: list[str] = []
+
+    def model(record: RecordedRequest) -> Reply:
+        if record.tool_names()[:1] == ["act"] and not asked:
+            step = {"action": "ask_user", "question": "Which network should I join?"}
+            return Reply.tool_call("act", {"thinking": "ask first", "steps": [step]})
+        return wifi_model(record)
+
+    async def answer(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params.message)
+        return types.ElicitResult(action="accept", content={"answer": "the home network"})
+
+    fake_llm.default = Reply.from_request(model)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-1234567890")      # the server's environment is this one's
+    async with connect(adb_server, "--provider", "openai", "--base-url", fake_llm.base_url_for("openai"),
+                       elicit=answer) as session:
+        run = await call(session, "run_task", task="Turn on Wi-Fi", max_steps=10)
+    assert run.structured_content is not None, text_of(run)
+    assert run.structured_content["outcome"] == "success", run.structured_content
+    assert asked == ["The phone agent asks: Which network should I join?"], asked
+    assert any("the home network" in text for r in fake_llm.requests for text in r.texts()), "answer not passed on"
