@@ -356,7 +356,7 @@ async def test_the_notification_shade_is_content_not_status_bar() -> None:
     status = next(line for line in lines if line.startswith("status bar: "))
     assert "No notifications" not in status and "Battery" in status
     assert any(line.endswith('text "No notifications"') for line in lines)
-    assert diff_maps(before, shade).to_text() == "new screen (com.android.systemui, 1 element)"
+    assert diff_maps(before, shade).to_text() == 'new screen (com.android.systemui, 1 element: "No notifications")'
 
 
 def test_a_row_that_now_shows_another_item_gets_a_new_id_not_a_changed_label() -> None:
@@ -468,3 +468,14 @@ def test_the_navigation_bar_is_one_line_beside_the_actions_that_do_the_same() ->
     assert "back, home and recent_apps actions" in bar[0]
     assert [line for line in lines if line.endswith('button "Home"')], text    # the app's own, no position needed
     assert not [line for line in lines if '"Home" @' in line], text
+
+
+def test_a_screen_that_says_little_is_quoted_whole_in_its_change_line() -> None:
+    """A verifier read only "new screen (com.android.launcher3, 1 element)" for the empty recent-apps screen and
+    could not tell that no app was left open."""
+    before = build_element_map(_screen(*(_node("android.widget.TextView", f"[0,{300 + 150 * i}][1080,{440 + 150 * i}]",
+                                                text=f"Setting {i}", clickable=True) for i in range(9))))
+    empty = _screen(_node("android.widget.TextView", "[0,1100][1080,1200]", text="No recent items"))
+    after = build_element_map(empty.replace('package="com.example"', 'package="com.android.launcher3"'), before)
+    text = diff_maps(before, after).to_text()
+    assert text == 'new screen (com.android.launcher3, 1 element: "No recent items")', text

@@ -148,13 +148,21 @@ def _new_screen(before: ElementMap, after: ElementMap, added: tuple[Element, ...
     named = f": {quote(title)}" if title else ""
     system = {e.node.package for e in after.elements if e.window is WindowKind.SYSTEM and _on_screen_content(e)}
     where = ", ".join(packages or sorted(system)) or "unknown app"
+    listed = _elements(count)
+    content = [e for e in after.elements if _on_screen_content(e) and e.name]
+    if 0 < count <= _QUOTED_WHEN_FEW and content:
+        # A screen that says little is said whole ("No recent items"): a transcript line is then evidence.
+        listed += ": " + ", ".join(quote(shorten(e.name, MAX_LABEL)) for e in content[:_QUOTED_WHEN_FEW])
     if current_dialog(after) is not None and current_dialog(before) is None:
-        return f"a dialog opened{named} ({where}, {_elements(count)})"
+        return f"a dialog opened{named} ({where}, {listed})"
     kept = count - came
     if packages != old_packages or (title is not None and title != old_title) or kept == 0:
-        return f"new screen{named} ({where}, {_elements(count)})"
+        return f"new screen{named} ({where}, {listed})"
     # Same app, same name and something stayed: a list scrolled by a page, a tab switched.
     return f"most of the screen changed{named} ({where}): {_elements(came)} new, {went} gone, {count} in all"
+
+
+_QUOTED_WHEN_FEW = 3
 
 
 def _elements(count: int) -> str:
