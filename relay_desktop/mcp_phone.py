@@ -72,7 +72,7 @@ class PhoneSession:
                 device, service = await self._stack.enter_async_context(open_phone(self.serial, self.use_sim))
             except DeviceError as exc:
                 await self._stack.aclose()
-                hint = "" if self.serial or self.use_sim else " (or start the server with --sim for the virtual phone)"
+                hint = "" if self.serial or self.use_sim else "; or give this server --sim for a virtual phone"
                 raise PhoneUnavailable(f"{exc}{hint}") from None
             self._stack.push_async_callback(device.close)
             mirror = None

@@ -26,12 +26,13 @@ CALL_TIMEOUT = 30.0
 
 
 @asynccontextmanager
-async def connect(adb_server: AdbTestServer, *extra: str, elicit: Any = None) -> AsyncIterator[ClientSession]:
-    """A session with a fresh server on a fresh virtual phone; ``elicit`` is the client's elicitation callback
-    (None: a client that cannot ask its user)."""
+async def connect(adb_server: AdbTestServer, *extra: str, elicit: Any = None,
+                  sim: bool = True) -> AsyncIterator[ClientSession]:
+    """A session with a fresh server on a fresh virtual phone (``sim``); ``elicit`` is the client's elicitation
+    callback (None: a client that cannot ask its user)."""
     # The server gets this process's environment: the private adb port, the private data folder, OCR off.
     env = {**os.environ, "ANDROID_ADB_SERVER_PORT": str(adb_server.port)}
-    args = ["-m", "relay_desktop", "mcp", "--sim", "--no-mirror", *extra]
+    args = ["-m", "relay_desktop", "mcp", *(["--sim"] if sim else []), "--no-mirror", *extra]
     params = StdioServerParameters(command=sys.executable, args=args, env=env)
     async with stdio_client(params) as (read, write), \
             ClientSession(read, write, read_timeout_seconds=CALL_TIMEOUT, elicitation_callback=elicit) as session:
@@ -89,6 +90,18 @@ async def test_tools_screen_and_actions(adb_server: AdbTestServer) -> None:
 
         nothing = await call(session, "stop_task")
         assert "No task is running" in text_of(nothing)
+
+
+async def test_without_its_phone_every_tool_says_so_plainly(adb_server: AdbTestServer) -> None:
+    # A serial no phone has: other tests' virtual phones may still be attached to the shared adb server.
+    async with connect(adb_server, "--fallback", "--device", "no-such-phone", sim=False) as session:
+        listed = await call(session, "list_devices")
+        assert not listed.is_error and "no-such-phone" not in text_of(listed), text_of(listed)
+        for name, arguments in [("screen", {}), ("tap", {"x": 5, "y": 5}), ("run_task", {"task": "Turn on Wi-Fi"})]:
+            result = await call(session, name, **arguments)
+            assert result.is_error, text_of(result)
+            assert "no phone: device 'no-such-phone' not found" in text_of(result), text_of(result)
+            assert "Traceback" not in text_of(result)
 
 
 async def test_run_task_with_the_fallback_planner_reports_progress(adb_server: AdbTestServer) -> None:
