@@ -46,3 +46,19 @@ def test_a_fact_gathered_from_several_texts_is_backed_by_them_together() -> None
     quoted = evidence_for("Order #SH-10421, 1 × Bluetooth Speaker, total paid $39.99", order)
     assert quoted == "Order #SH-10421 | Total paid $39.99"
     assert evidence_for("Order #SH-10421, total paid $41.00", order) == ""     # one number not on screen
+
+
+def test_a_fact_restating_the_task_is_backed_by_the_task() -> None:
+    """A reader's "New contact: Lena Vogel, 555-0190" was marked unbacked though the user's task said it."""
+    memory = Memory(task="Add Lena Vogel (555-0190) to my contacts, then text her 'Welcome to the team!'")
+    memory.add(["New contact: Lena Vogel, 555-0190"], 1, "com.android.launcher3", ["Phone", "Contacts"])
+    assert "(noted at step 1, com.android.launcher3; the task says \"Add Lena Vogel (555-0190)" in memory.text("F:")
+
+
+def test_a_fact_the_screen_shows_in_part_quotes_that_part_and_names_what_it_does_not_show() -> None:
+    """A reader's "Today is Wed Nov 25, 11:10; tomorrow is Nov 26" was "no matching text": the clock said most of it."""
+    memory = Memory()
+    memory.add(["Today is Wed Nov 25, 11:10; tomorrow is Nov 26"], 1, "launcher",
+               ["11:10 · Wednesday, November 25", "Chrome"])
+    assert memory.facts[0].line() == ('- Today is Wed Nov 25, 11:10; tomorrow is Nov 26 (noted at step 1, launcher; '
+                                      'the screen showed "11:10 · Wednesday, November 25"; not on it: 26)')

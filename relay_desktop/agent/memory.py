@@ -32,10 +32,18 @@ class Fact:
     step: int
     app: str
     evidence: str = ""      # the screen's text that matches the fact, quoted; "" when nothing there did
+    from_task: bool = False  # the evidence is the task's own text (the user said it), not the screen's
+    unseen: tuple[str, ...] = ()   # numbers of the fact that the quoted text does not show (a partial match)
 
     def line(self) -> str:
         where = f"step {self.step}" + (f", {self.app}" if self.app else "")
-        seen = f'the screen showed "{self.evidence}"' if self.evidence else "no matching text on that screen"
+        if self.evidence:
+            seen = f'the {"task" if self.from_task else "screen"} {"says" if self.from_task else "showed"} ' \
+                   f'"{self.evidence}"'
+        else:
+            seen = "no matching text on that screen"
+        if self.unseen:
+            seen += f"; not on it: {', '.join(self.unseen)}"
         return f"- {self.text} (noted at {where}; {seen})"
 
 
@@ -73,9 +81,24 @@ def evidence_for(fact: str, screen_texts: Sequence[str]) -> str:
     return best
 
 
+def partly_seen(fact: str, screen_texts: Sequence[str]) -> tuple[str, list[str]]:
+    """For a fact no screen text fully backs: the texts that show some of its numbers, quoted, and the numbers
+    none of them shows ("11:10 · Wednesday, November 25", ["26"]); ("", []) when none of its numbers is there."""
+    numbers = {t for t in _significant(fact) if any(c.isdigit() for c in t)}
+    holding = [t for t in screen_texts if _significant(t) & numbers]
+    if not holding:
+        return "", []
+    seen = set().union(*(_significant(t) for t in holding))
+    quoted = " | ".join(holding)
+    if len(quoted) > MAX_EVIDENCE_CHARS:
+        quoted = quoted[:MAX_EVIDENCE_CHARS - 1].rstrip() + "…"
+    return quoted, sorted(numbers - seen, key=fact.lower().find)
+
+
 class Memory:
-    def __init__(self, max_facts: int = MAX_FACTS) -> None:
+    def __init__(self, max_facts: int = MAX_FACTS, task: str = "") -> None:
         self.max_facts = max_facts
+        self.task = task          # a fact that restates the task is backed by it (the user said it)
         self.facts: list[Fact] = []
         self.dropped = 0
 
@@ -92,7 +115,13 @@ class Memory:
                 text = text[:MAX_FACT_CHARS - 1].rstrip() + "…"
             if any(f.text == text for f in self.facts):
                 continue
-            fact = Fact(text, step, app, evidence_for(text, screen_texts))
+            evidence, from_task, unseen = evidence_for(text, screen_texts), False, []
+            if not evidence and self.task:
+                evidence, from_task = evidence_for(text, [self.task]), True
+            if not evidence:
+                evidence, unseen = partly_seen(text, screen_texts)
+                from_task = False
+            fact = Fact(text, step, app, evidence, from_task and bool(evidence), tuple(unseen))
             self.facts.append(fact)
             added.append(fact)
         excess = len(self.facts) - self.max_facts

@@ -122,6 +122,7 @@ class Orchestrator:
                              max_steps=self.settings.max_steps,
                              settings={"agent": self.settings.to_json(), "models": self.describe_models}))
         self.task = task
+        self.memory.task = task
         outcome: Outcome
         # The phone's own notices (connection lost and found, the mirror gone) go into the run's log.
         subscribe = getattr(self.phone, "subscribe_notices", None)
