@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-import mcp_types as types
+import mcp.types as types
 import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
@@ -50,9 +50,10 @@ async def call(session: ClientSession, name: str, **arguments: Any) -> types.Cal
 
 async def test_tools_screen_and_actions(adb_server: AdbTestServer) -> None:
     async with connect(adb_server) as session:
-        tools = {t.name for t in (await asyncio.wait_for(session.list_tools(), CALL_TIMEOUT)).tools}
+        tools = {t.name: t for t in (await asyncio.wait_for(session.list_tools(), CALL_TIMEOUT)).tools}
         assert {"list_devices", "screen", "run_task", "stop_task", "tap", "type_text", "swipe", "press_key",
-                "launch_app"} <= tools
+                "launch_app"} <= set(tools)
+        assert tools["screen"].annotations is not None and tools["screen"].annotations.read_only_hint
 
         devices = await call(session, "list_devices")
         assert not devices.is_error, text_of(devices)
