@@ -400,6 +400,13 @@ def test_a_list_whose_rows_run_into_its_bottom_edge_says_more_may_follow() -> No
     whole_line = _line(whole, next(e for e in whole.elements if e.role == "scroll"))
     assert "vertical" in cut_line and "more may follow; scroll to see" in cut_line, cut_line
     assert "more may follow" not in whole_line, whole_line
+    # At the end of a list its last row stops short, and the empty padding view below it is not a row.
+    end = build_element_map(_screen(_node(
+        "androidx.recyclerview.widget.RecyclerView", "[0,300][1080,2000]", rid="com.example:id/list", scrollable=True,
+        children=_node("android.widget.TextView", "[0,300][1080,1900]", text="Zoe", clickable=True)
+        + _node("android.view.View", "[0,1950][1080,2000]"))))
+    end_line = _line(end, next(e for e in end.elements if e.role == "scroll"))
+    assert "more may follow" not in end_line, end_line
 
 
 async def test_a_conversation_is_titled_by_the_contact_not_the_letter_in_its_avatar() -> None:

@@ -40,7 +40,8 @@ def _cut_at_the_end(node: UINode, direction: str) -> bool:
     """Whether the list's content runs into its far edge: a dump holds only the rows on screen, so a list
     whose last row is cut by its bottom edge has more below, which the element list would otherwise hide (a
     model took "no Priya among these contacts" for "no Priya")."""
-    children = [c for c in node.children if not c.bounds.empty]
+    # Rows, not the spacer or padding view a list ends with (it reaches the edge at the very end, too).
+    children = [c for c in node.children if not c.bounds.empty and (c.children or c.text or c.desc)]
     if not children:
         return False
     if direction == "vertical":
