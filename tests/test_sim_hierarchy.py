@@ -211,6 +211,19 @@ def test_status_bar_shows_wifi_only_when_on() -> None:
     assert battery is not None and battery.desc == "Battery 42 percent." and battery.style.icon == "battery_42"
 
 
+async def test_the_status_bar_shows_airplane_mode_instead_of_the_mobile_signal() -> None:
+    """A reader saw "Phone signal full." in the status bar with airplane mode on."""
+    from relay_desktop.perception import build_element_map, to_prompt_text
+    from relay_desktop.sim.hierarchy import dump_xml_u2
+    from relay_desktop.sim.phone import VirtualPhone
+
+    phone = VirtualPhone()
+    phone.put_setting("global", "airplane_mode_on", "1")
+    status = next(line for line in to_prompt_text(build_element_map(dump_xml_u2(phone.windows()))).splitlines()
+                  if line.startswith("status bar: "))
+    assert '"Airplane mode."' in status and "Phone signal" not in status, status
+
+
 def test_nav_bar_buttons_have_android_ids_descriptions_and_actions() -> None:
     pressed: list[str] = []
     nav = system_bars.nav_bar(1080, 126, lambda: pressed.append("back"), lambda: pressed.append("home"),

@@ -53,7 +53,8 @@ def compose_windows(phone: VirtualPhone) -> list[Window]:
 
     clock = phone.now().strftime("%H:%M")
     wifi_on = phone.setting("global", "wifi_on") == "1"
-    status = system_bars.status_bar(width, status_h, clock, wifi_on, 100, phone.dark_theme)
+    airplane = phone.setting("global", "airplane_mode_on") == "1"
+    status = system_bars.status_bar(width, status_h, clock, wifi_on, 100, phone.dark_theme, airplane=airplane)
     layout(status, Rect(0, 0, width, status_h))
     windows.append(Window("status_bar", "com.android.systemui", status, status.bounds))
     nav = system_bars.nav_bar(width, nav_h, phone.input.back, phone.input.home, phone.input.recents)

@@ -21,9 +21,11 @@ def _status_icon(icon: str, desc: str, id: str, size: int) -> View:
                 style=Style(kind="icon", icon=icon, fg=ICON_COLOR))
 
 
-def status_bar(width: int, height_px: int, clock_text: str, wifi_on: bool, battery_pct: int, dark: bool) -> View:
+def status_bar(width: int, height_px: int, clock_text: str, wifi_on: bool, battery_pct: int, dark: bool,
+               airplane: bool = False) -> View:
     """The status bar, transparent over the app as in Android 14. ``dark`` (the phone's night theme)
-    needs no colours of its own here: the renderer maps this tree's colours like every other window's."""
+    needs no colours of its own here: the renderer maps this tree's colours like every other window's. In
+    airplane mode the plane replaces the mobile signal, as on a phone (Wi-Fi can be on again in it)."""
     del dark
     dp = height_px / 24
     icon_px = round(17 * dp)
@@ -31,7 +33,10 @@ def status_bar(width: int, height_px: int, clock_text: str, wifi_on: bool, batte
     icons = []
     if wifi_on:
         icons.append(_status_icon("wifi", "Wifi signal full.", "wifi_signal", icon_px))
-    icons.append(_status_icon("signal", "Phone signal full.", "mobile_signal", round(15 * dp)))
+    if airplane:
+        icons.append(_status_icon("airplane", "Airplane mode.", "airplane", icon_px))
+    else:
+        icons.append(_status_icon("signal", "Phone signal full.", "mobile_signal", round(15 * dp)))
     icons.append(_status_icon(f"battery_{pct}", f"Battery {pct} percent.", "battery", icon_px))
     clock = View(cls="android.widget.TextView", id="clock", text=clock_text,
                  style=Style(kind="text", fg=ICON_COLOR, size=round(14 * dp), weight=500))
