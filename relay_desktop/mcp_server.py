@@ -17,7 +17,7 @@ import asyncio
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, Literal
 
 from mcp.server.mcpserver import Context, Image, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -36,6 +36,9 @@ from relay_desktop.mcp_phone import ActionRefused, PhoneSession, PhoneUnavailabl
 __all__ = ["build_server"]
 
 SYSTEM_KEYS = ("back", "home", "recent_apps")     # the agent's actions of their own; one key each here
+# As in the agent's action schemas (agent/actions.py), spelled out so the tools' input schemas list them.
+Direction = Literal["up", "down", "left", "right"]
+Edge = Literal["top", "bottom", "left", "right"]
 
 
 class _Allow(BaseModel):
@@ -318,7 +321,8 @@ def build_server(args: argparse.Namespace) -> MCPServer[Any]:
 
     @server.tool(description="Swipe a finger up, down, left or right: across the middle of the screen, from an "
                              "element, or from a screen edge (from_edge top + down opens the notifications).")
-    async def swipe(ctx: Context, direction: str, element: str | None = None, from_edge: str | None = None) -> str:
+    async def swipe(ctx: Context, direction: Direction, element: str | None = None,
+                    from_edge: Edge | None = None) -> str:
         return await _act(phones, runs, ctx, {"action": "swipe", "direction": direction, "element": element,
                                               "from_edge": from_edge})
 

@@ -226,3 +226,12 @@ async def test_run_task_asks_the_agents_question_through_the_client(
     assert run.structured_content["outcome"] == "success", run.structured_content
     assert asked == ["The phone agent asks: Which network should I join?"], asked
     assert any("the home network" in text for r in fake_llm.requests for text in r.texts()), "answer not passed on"
+
+
+def test_the_swipe_tools_choices_are_the_agents() -> None:
+    from typing import get_args
+
+    from relay_desktop.agent.actions import DIRECTIONS, EDGES
+    from relay_desktop.mcp_server import Direction, Edge
+
+    assert get_args(Direction) == DIRECTIONS and get_args(Edge) == EDGES
