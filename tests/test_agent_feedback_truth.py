@@ -131,6 +131,8 @@ async def test_the_model_is_told_whether_the_user_confirmed_or_refused() -> None
     assert 'The user REFUSED: tap "Send" (send)' in second and "Do not try it again" in second
     assert 'The user CONFIRMED: tap "Send" (send)' in third
     assert 'tap e2 "Send" at (540,335) → done' in third and "(the user confirmed it)" in third
+    # The supervisors' transcript says so too (a verifier had to guess that a message really went out).
+    assert "(the user confirmed it)" in run.agent.steps.transcript[-1], run.agent.steps.transcript
 
 
 # ---------------------------------------------------------------- typing checks

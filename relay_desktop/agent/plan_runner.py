@@ -198,6 +198,7 @@ class PlanRunner:
             await self._act(resolved, observation, index)
             if reason is not None:   # said on the step's own result line, where the model looks for it
                 self.outcomes[-1].confirmed = True
+                self.transcript[-1] += " (the user confirmed it)"    # and to the supervisors
             return True
         except Refused as exc:
             return self._failure(step, observation, index, str(exc))
