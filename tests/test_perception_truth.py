@@ -467,9 +467,13 @@ def test_the_navigation_bar_is_one_line_beside_the_actions_that_do_the_same() ->
                  children="".join(system("android.widget.ImageView", b, desc=d) for d, b in (
                      ("Back", "[100,2274][300,2400]"), ("Home", "[440,2274][640,2400]"),
                      ("Overview", "[780,2274][980,2400]"))))
-    xml = f'<hierarchy rotation="0">{app}{status}{nav}</hierarchy>'
+    heads_up = system("android.widget.FrameLayout", "[24,70][1056,260]", children=system(
+        "android.widget.LinearLayout", "[24,70][1056,260]", desc="Shell · Alert · Delete all contacts"))
+    xml = f'<hierarchy rotation="0">{app}{status}{heads_up}{nav}</hierarchy>'
     text = to_prompt_text(build_element_map(xml))
     lines = text.splitlines()
+    # A heads-up notification is a wide, flat system window too, but it is content: listed like the app's own.
+    assert [line for line in lines if line.endswith('"Shell · Alert · Delete all contacts"')], text
     bar = [line for line in lines if line.startswith("navigation bar: ")]
     assert len(bar) == 1 and '"Back"' in bar[0] and '"Home"' in bar[0], text
     assert "back, home and recent_apps actions" in bar[0]

@@ -132,14 +132,15 @@ def in_system_bar(element: Element) -> bool:
     return root.bounds.height * 4 < root.bounds.width
 
 
-def in_navigation_bar(element: Element) -> bool:
-    """A button of the navigation bar (Back, Home, Overview): a system bar below the top of the screen."""
+def in_navigation_bar(element: Element, screen_height: int) -> bool:
+    """A button of the navigation bar (Back, Home, Overview): a system bar along the bottom of the screen. (A
+    heads-up notification is a wide, flat system window too, but under the status bar, and it is content.)"""
     if not (element.interactive and in_system_bar(element)):
         return False
     root = element.node
     while root.parent is not None:
         root = root.parent
-    return root.bounds.top > 0
+    return root.bounds.top >= screen_height // 2
 
 
 NAVIGATION_ADVICE = "the back, home and recent_apps actions do the same"
@@ -149,7 +150,7 @@ def to_prompt_text(element_map: ElementMap) -> str:
     elements = element_map.elements
     # uiautomator2's dump holds the navigation bar: its buttons go on one line of their own, so that its "Home"
     # is not taken for (or does not turn into a look-alike of) an app's own "Home".
-    navigation = [e for e in elements if in_navigation_bar(e)]
+    navigation = [e for e in elements if in_navigation_bar(e, element_map.screen.bottom)]
     repeats = Counter((e.role, e.label) for e in elements
                       if e.window is not WindowKind.KEYBOARD and e not in navigation)
     lines = []
