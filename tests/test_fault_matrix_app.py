@@ -372,7 +372,8 @@ async def test_an_unknown_element_id_fails_the_step_listing_the_ids_on_screen_an
     assert ids and all(re.fullmatch(r"e\d+", i) for i in ids)
     first_prompt = act_requests(fake_llm)[0].last_text()
     screen = first_prompt[first_prompt.rfind("<screen_data>"):]
-    assert all(re.search(rf"^{i} ", screen, re.M) for i in ids)  # the ids the model was shown
+    # The ids the model was shown: on lines of their own, or on the navigation bar's line (uiautomator2's dump).
+    assert all(re.search(rf"^{i} |navigation bar: .*\b{i} ", screen, re.M) for i in ids), screen
     assert not [a for a in run.of(ActionResult) if a.action.params.get("element") == "e999"]  # never tapped
     told = act_requests(fake_llm)[1]
     assert any("1. tap e999 → FAILED: element e999 is not on the current screen" in t for t in told.texts())
