@@ -56,3 +56,29 @@ def test_closing_the_window_with_a_phone_connected_exits_cleanly(tmp_path: Path,
         assert trouble not in output, output
     crashes = [p for p in tmp_path.rglob("*") if "crash" in p.name.lower() and p.is_file()]
     assert not crashes, crashes
+
+
+def test_shutting_down_ends_a_screen_read_in_flight(window, qt_loop) -> None:  # type: ignore[no-untyped-def]
+    """Inspect was reading the screen when the window closed: the read went on against a phone already let go
+    (waiting for it to come back), outliving the window."""
+    import asyncio
+    import time
+
+    async def scenario() -> None:
+        assert await window.connect_device("virtual")
+        device = window.session.device
+        slow = asyncio.Event()
+
+        async def stuck_dump(*args: object, **kwargs: object) -> str:
+            slow.set()
+            await asyncio.sleep(30)
+            return ""
+        device.dump_hierarchy = stuck_dump
+        window.tabs.setCurrentIndex(1)                     # Inspect reads the screen
+        await asyncio.wait_for(slow.wait(), 5)
+        started = time.monotonic()
+        await asyncio.wait_for(window.shutdown(), 10)
+        assert time.monotonic() - started < 5
+        assert not [t for t in window._tasks if not t.done()], window._tasks
+
+    qt_loop.run_until_complete(asyncio.wait_for(scenario(), 30))

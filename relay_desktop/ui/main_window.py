@@ -522,6 +522,12 @@ class MainWindow(QMainWindow):
 
     async def _shut_down(self) -> None:
         self._reinspect.stop()
+        # What the window started for itself (a screen read for Inspect, a device list) ends with it: left
+        # running, a read against a phone being let go waits for it to come back and outlives the window.
+        ours = [t for t in self._tasks if t is not asyncio.current_task() and not t.done()]
+        for task in ours:
+            task.cancel()
+        await asyncio.gather(*ours, return_exceptions=True)
         await self.screen_recording.stop()            # the video is finished before the phone is let go
         await self.session.close()
         await self.recorder.aclose()
