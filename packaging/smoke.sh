@@ -5,7 +5,8 @@
 #      metadata) and nothing of the machine it was built on;
 #   3. `run --sim --fallback`: the agent completes a task on the virtual phone, through the bundled adb, with and
 #      without the live mirror (PyAV decoding), reading the screen with the bundled uiautomator2 server;
-#   4. each provider SDK makes a real request (to the tests' fake server);
+#   4. each provider SDK makes a real request (to the tests' fake server), and the MCP server answers the SDK's
+#      client (its tools, and the virtual phone's screen);
 #   5. the window opens (Qt offscreen, and on X11 when Xvfb is installed), runs its demo task to success, and
 #      is closed.
 #
@@ -103,6 +104,9 @@ if grep -q "No live mirror" "$WORK/mirror.log"; then fail "the run had no live m
 
 step "provider SDKs"
 timeout 300 "$PYTHON" packaging/smoke_providers.py "$APP" || fail "a provider SDK failed in the bundle"
+
+step "MCP server"
+timeout 300 "$PYTHON" packaging/smoke_mcp.py "$APP" || fail "the bundle's MCP server failed"
 
 # Open the window's demo with the environment given as NAME=VALUE arguments, wait until its run ends, close it.
 window_demo() {
