@@ -37,10 +37,10 @@ from relay_desktop.device.errors import (
     DeviceNotFoundError,
     DeviceOfflineError,
     DeviceUnauthorizedError,
-    HierarchyDumpError,
     UnsupportedTextError,
 )
 from relay_desktop.device.models import AppInfo, CurrentApp, DeviceContext, ShellResult
+from relay_desktop.device.screen_reading import ScreenReading
 from relay_desktop.device.text_input import shell_quote, type_steps, untypable
 from relay_desktop.device.ui_server import UiServer
 from relay_desktop.keycodes import keycode
@@ -52,7 +52,6 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 RECONNECT_TIMEOUT_S = 8.0
-DUMP_PATH = "/data/local/tmp/relay_window_dump.xml"
 APPS_TTL_SECONDS = 300.0
 _FOCUS = re.compile(r"mCurrentFocus=Window\{\S+ \S+ (?P<pkg>[^\s/}]+)/(?P<act>[^\s}]+)\}")
 _FOCUSED_APP = re.compile(r"mFocusedApp=\S*ActivityRecord\{\S+ \S+ (?P<pkg>[^\s/}]+)/(?P<act>[^\s}]+)")
@@ -62,7 +61,7 @@ _PROP = re.compile(r"^\[(?P<key>[^\]]+)\]: \[(?P<value>.*)\]$", re.M)
 _COMPONENT = re.compile(r"^\s*(?P<pkg>[A-Za-z][\w.]*)/(?P<act>[\w.$]+)\s*$", re.M)
 
 
-class Device:
+class Device(ScreenReading):
     def __init__(self, server: AdbServer, serial: str, command_timeout: float = 30.0,
                  reconnect_timeout: float = RECONNECT_TIMEOUT_S) -> None:
         self.server = server
@@ -255,49 +254,6 @@ class Device:
                 return await self.screenshot(retry=False)
             raise CommandFailedError("screencap -p", f"not a PNG ({len(data)} bytes)") from exc
         return image
-
-    async def start_reading(self) -> str:
-        """Start the uiautomator2 server if this phone can run it; one line for the run's log saying how the
-        screen will be read."""
-        if await self.ui_server.start():
-            return "Screen read by the uiautomator2 server on the phone (fast, no wait for an idle screen)"
-        return f"Screen read with `uiautomator dump` (the uiautomator2 server is not available: {self.ui_server.error})"
-
-    async def dump_hierarchy(self, retries: int = 3, backoff: float = 0.3) -> str:
-        """The window hierarchy XML: from the uiautomator2 server where it runs, else ``uiautomator dump``."""
-        if self.ui_server.error is None and await self.ui_server.start():
-            try:
-                return await self.ui_server.dump_hierarchy()
-            except DeviceError as exc:
-                # uiautomator2 already restarted its server once inside the call; give it up for this phone.
-                # It is stopped first: while it holds UiAutomation, `uiautomator dump` fails on a real phone.
-                self.ui_server.error = f"it stopped answering ({exc})"
-                await self.ui_server.stop()
-                self._notify(f"The uiautomator2 server on {self.serial} stopped answering ({exc}); the screen is "
-                             "read with `uiautomator dump` from now on (slower).")
-        return await self._uiautomator_dump(retries, backoff)
-
-    async def _uiautomator_dump(self, retries: int, backoff: float) -> str:
-        """The ``uiautomator dump`` XML, retried while the screen is busy animating."""
-        command = f"uiautomator dump {DUMP_PATH} && cat {DUMP_PATH}"
-        output = ""
-        for attempt in range(retries + 1):
-            result = await self.shell(command, timeout=max(self.command_timeout, 20), idempotent=True)
-            output = result.output
-            start, end = result.stdout.find("<?xml"), result.stdout.rfind("</hierarchy>")
-            if "ERROR" not in output and start != -1 and end != -1:
-                return result.stdout[start:end + len("</hierarchy>")]
-            if attempt < retries:
-                log.debug("uiautomator dump failed (%s), retry %d", output.strip(), attempt + 1)
-                await asyncio.sleep(backoff * 2 ** attempt)
-        # uiautomator says why on a line of its own ("ERROR: could not get idle state."); `cat` then fails too.
-        reasons = [line for line in output.splitlines() if "ERROR" in line]
-        raise HierarchyDumpError(f"uiautomator dump {DUMP_PATH}", reasons[-1] if reasons else output or "no output",
-                                 None)
-
-    async def close(self) -> None:
-        """Let go of what runs on the phone for this app (the uiautomator2 server)."""
-        await self.ui_server.stop()
 
     # ------------------------------------------------------------ input
 
