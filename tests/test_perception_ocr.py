@@ -338,3 +338,19 @@ def test_a_fields_floating_label_across_its_border_is_the_fields_hint_not_new_te
     element_map = build_element_map(screen, ocr=[line("Device name", 75, 392, 277, 435),
                                                  line("Device name", 75, 700, 277, 743)])   # elsewhere: new text
     assert [e.bounds.top for e in ocr_added(element_map)] == [700]
+
+
+def test_text_read_again_a_little_differently_is_not_a_change() -> None:
+    """A reader saw '+ e101 text "4.0 (0, 1 1 1 )" (read from pixels)' after taps that had nothing to do with
+    it: the same rating, read from pixels a little differently each time."""
+    from relay_desktop.perception import diff_maps
+
+    first = build_element_map(SCREEN, ocr=[line("4.0 (0,111)", 100, 1100, 400, 1150),
+                                           line("Score 1200", 100, 1200, 400, 1250)])
+    again = build_element_map(SCREEN, previous=first, ocr=[line("4.0 (0, 1 1 1 )", 102, 1101, 402, 1151),
+                                                           line("Score 1300", 100, 1200, 400, 1250)])
+    text = diff_maps(first, again).to_text()
+    assert "4.0" not in text, text
+    assert "Score 1300" in text or text == "", text      # a different number is a change (or the same id's label)
+    moved = build_element_map(SCREEN, previous=first, ocr=[line("4.0 (0,111)", 100, 1700, 400, 1750)])
+    assert "4.0" in diff_maps(first, moved).to_text()     # the same words elsewhere: something new there

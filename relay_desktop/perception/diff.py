@@ -11,10 +11,12 @@ is never worth a line.
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
 
 from relay_desktop.perception.element_map import Element, ElementMap
 from relay_desktop.perception.labels import MAX_LABEL, quote, shorten
+from relay_desktop.perception.ocr import is_ocr
 from relay_desktop.perception.render import element_line, in_system_bar
 from relay_desktop.perception.screen import current_dialog, screen_title
 from relay_desktop.perception.tree import WindowKind
@@ -169,6 +171,33 @@ def _elements(count: int) -> str:
     return f"{count} element" if count == 1 else f"{count} elements"
 
 
+def _without_rereads(added: tuple[Element, ...],
+                     removed: tuple[Element, ...]) -> tuple[tuple[Element, ...], tuple[Element, ...]]:
+    """Text read from pixels that was read again, a little differently, in about the same place ("4.0 (0,111)"
+    then "4.0 (0, 1 1 1 )") is the same text, not a change: reported as one, it made an unrelated tap look as
+    if it had done something."""
+    if not any(is_ocr(e) for e in added) or not any(is_ocr(e) for e in removed):
+        return added, removed
+    gone = [e for e in removed if is_ocr(e)]
+    kept_added = []
+    for element in added:
+        match = next((old for old in gone if is_ocr(element) and _reread(old, element)), None)
+        if match is None:
+            kept_added.append(element)
+        else:
+            gone.remove(match)
+    reread = {id(e) for e in removed if is_ocr(e)} - {id(e) for e in gone}
+    return tuple(kept_added), tuple(e for e in removed if id(e) not in reread)
+
+
+def _reread(old: Element, new: Element) -> bool:
+    """Near the same place, much the same words, and the very same digits (a count that went up is a change)."""
+    near = old.bounds.intersect(new.bounds).area >= 0.5 * max(1, min(old.bounds.area, new.bounds.area))
+    digits = [c for c in old.label if c.isdigit()] == [c for c in new.label if c.isdigit()]
+    return near and digits and \
+        difflib.SequenceMatcher(None, old.label.casefold(), new.label.casefold()).ratio() >= 0.75
+
+
 def diff_maps(before: ElementMap, after: ElementMap) -> ElementDiff:
     old = {e.id: e for e in before.elements}
     new = {e.id: e for e in after.elements}
@@ -177,6 +206,7 @@ def diff_maps(before: ElementMap, after: ElementMap) -> ElementDiff:
     same = {i for i, e in new.items() if i in old and _same_kind(old[i], e)}
     added = tuple(e for e in after.elements if e.id not in same)
     removed = tuple(e for e in before.elements if e.id not in same)
+    added, removed = _without_rereads(added, removed)
     changed = []
     for element in after.elements:
         if element.id not in same:
