@@ -42,6 +42,7 @@ from relay_desktop.sim.tasks.base import (
     nodes,
     passed,
     tap_on,
+    type_into,
 )
 from relay_desktop.sim.tasks.hard_comms_common import (
     SEEDED_CONTACTS,
@@ -265,11 +266,6 @@ async def hide_keyboard(driver: Driver) -> None:
         await driver.press_key(KEY_BACK)
 
 
-async def type_in(driver: Driver, value: str, **query: str) -> None:
-    await tap_on(driver, **query)
-    await driver.type_text(value)
-
-
 # ---------------------------------------------------------------- oracles
 
 async def _copy_cabin_password(driver: Driver) -> None:
@@ -280,7 +276,7 @@ async def _copy_cabin_password(driver: Driver) -> None:
     if found is None:
         raise OracleError(f"the cabin note gives no Wi-Fi password: {note!r}")
     await tap_on(driver, text="Grace Liu", id="conversation_name")          # bottom half: her thread
-    await type_in(driver, f"The cabin Wi-Fi password is {found[1]}", id="compose_message_text")
+    await type_into(driver, f"The cabin Wi-Fi password is {found[1]}", id="compose_message_text")
     await tap_on(driver, desc="Send SMS")
 
 
@@ -291,10 +287,10 @@ async def _note_dentist_address(driver: Driver) -> None:
     if not address:
         raise OracleError(f"no address in {line.attrs!r}")
     await tap_on(driver, desc="New note")                                   # bottom half: a new note
-    await type_in(driver, DENTIST_TITLE, id="editable_title")
+    await type_into(driver, DENTIST_TITLE, id="editable_title")
     # Above the keyboard the half has room for the title alone: scroll the note to reach its text field.
     await scroll_up_in(driver, id="editor_content")
-    await type_in(driver, address, id="edit_note_text")
+    await type_into(driver, address, id="edit_note_text")
     await tap_on(driver, desc="Navigate up")
 
 
@@ -309,7 +305,7 @@ async def _text_tom_the_order(driver: Driver) -> None:
     await driver.type_text("Tom")                # the To field has focus as the screen opens
     await hide_keyboard(driver)              # the matching contacts show under the field once it is down
     await tap_on(driver, text="Tom Becker", id="contact_name")
-    await type_in(driver, f"Order {found_number[0]}, total {found_total[0]}. Half each?",
+    await type_into(driver, f"Order {found_number[0]}, total {found_total[0]}. Half each?",
                   id="compose_message_text")
     await tap_on(driver, desc="Send SMS")
 
