@@ -490,3 +490,21 @@ def test_a_screen_that_says_little_is_quoted_whole_in_its_change_line() -> None:
     after = build_element_map(empty.replace('package="com.example"', 'package="com.android.launcher3"'), before)
     text = diff_maps(before, after).to_text()
     assert text == 'new screen (com.android.launcher3, 1 element: "No recent items")', text
+
+
+def test_two_apps_side_by_side_are_both_apps_whatever_the_divider_position() -> None:
+    """Split screen with the divider at one third: the smaller half was taken for a pop-up over the other, and
+    the other app's elements were hidden as if behind a dialog."""
+    def window(package: str, bounds: str, label: str) -> str:
+        return _node("android.widget.FrameLayout", bounds, children=_node(
+            "android.widget.Button", bounds, text=label, clickable=True)).replace(
+            'package="com.example"', f'package="{package}"')
+
+    for split in (1200, 800):      # half and half; one third and two thirds
+        xml = ('<hierarchy rotation="0">' + window("com.android.settings", f"[0,63][1080,{split - 10}]", "Wi-Fi")
+               + window("com.google.android.apps.messaging", f"[0,{split + 10}][1080,2274]", "Start chat")
+               + "</hierarchy>")
+        element_map = build_element_map(xml)
+        assert {e.label for e in element_map.elements} == {"Wi-Fi", "Start chat"}, to_prompt_text(element_map)
+        assert all(e.window is WindowKind.APP for e in element_map.elements)
+        assert current_dialog(element_map) is None

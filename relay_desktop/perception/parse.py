@@ -258,7 +258,9 @@ def _classify(root: UINode, screen: Bounds, index: int, roots: list[UINode]) -> 
                                                                                           "gesture")]
     small = root.bounds.area < 0.85 * screen.area
     # A window that does not fill the screen is a pop-up over whatever lies beneath: the only window of a
-    # single-window dump (uiautomator dumps the active one) or one above a full-screen app window.
-    if small and (len(roots) == 1 or any(r.bounds.area >= root.bounds.area for r in others)):
+    # single-window dump (uiautomator dumps the active one) or one above a larger app window. Side by side
+    # (split screen, the halves meet at the divider but do not overlap) each is an app of its own.
+    over = [r for r in others if r.bounds.area >= root.bounds.area and r.bounds.intersect(root.bounds).area > 0]
+    if small and (len(roots) == 1 or over):
         return WindowKind.DIALOG
     return WindowKind.APP
