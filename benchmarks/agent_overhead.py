@@ -16,23 +16,18 @@ from __future__ import annotations
 import argparse
 import asyncio
 import itertools
-import os
-import socket
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-import adbutils
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.private_adb import private_adb_server
 from relay_desktop.agent.events import EventBus, StepStarted
 from relay_desktop.agent.orchestrator import Orchestrator
 from relay_desktop.agent.settings import AgentSettings
-from relay_desktop.device.adb_server import AdbServer
 from relay_desktop.sim.config import REALISTIC, PhoneConfig
 from relay_desktop.sim.service import VirtualPhoneService
 from tests.agent_fakes import ScriptedModels
@@ -111,21 +106,13 @@ async def capture_concurrency(device: Any, runs: int) -> tuple[float, float, flo
 
 
 async def main(steps: int, runs: int) -> None:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    adb_path = os.path.join(os.path.dirname(adbutils.__file__), "binaries", "adb")
-    os.environ["ANDROID_ADB_SERVER_PORT"] = str(port)
-    server = AdbServer(port=port, adb_path=adb_path)
-    try:
+    with private_adb_server() as server:
         async with VirtualPhoneService(adb=server) as service:
             device = await server.device(service.serial)
             per_step = await overhead(device, service.phone, steps)
         async with VirtualPhoneService(PhoneConfig(realism=REALISTIC), adb=server) as service:
             device = await server.device(service.serial)
             shot, dump, capture = await capture_concurrency(device, runs)
-    finally:
-        subprocess.run([adb_path, "-P", str(port), "kill-server"], capture_output=True, timeout=15)
     per_step.sort()
     print(f"orchestrator overhead per step (instant virtual phone, zero-latency model, {len(per_step)} steps)")
     print(f"  median {statistics.median(per_step):6.1f} ms   p90 {per_step[int(len(per_step) * 0.9)]:6.1f} ms"

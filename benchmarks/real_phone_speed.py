@@ -23,24 +23,20 @@ import argparse
 import asyncio
 import itertools
 import os
-import socket
 import statistics
-import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-import adbutils
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.private_adb import private_adb_server
 from relay_desktop.agent.events import EventBus, ScreenCaptured, StepStarted
 from relay_desktop.agent.orchestrator import Orchestrator
 from relay_desktop.agent.settings import AgentSettings
 from relay_desktop.cli_run import start_mirror
-from relay_desktop.device.adb_server import AdbServer
 from relay_desktop.mirror.mirrored_phone import MirroredPhone
 from relay_desktop.perception.pixels import pixel_signature, pixels_changed
 from relay_desktop.sim.config import REALISTIC, PhoneConfig
@@ -167,13 +163,7 @@ async def first_frames(device: Any, runs: int) -> list[float]:
 
 
 async def main(runs: int, steps: int) -> None:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    adb_path = os.path.join(os.path.dirname(adbutils.__file__), "binaries", "adb")
-    os.environ["ANDROID_ADB_SERVER_PORT"] = str(port)
-    server = AdbServer(port=port, adb_path=adb_path)
-    try:
+    with private_adb_server() as server:
         async with VirtualPhoneService(PhoneConfig(realism=REALISTIC), adb=server) as service:
             device = await server.device(service.serial)
             connects = await first_frames(device, runs)
@@ -189,8 +179,6 @@ async def main(runs: int, steps: int) -> None:
                 await mirror.stop()
             baseline = await baseline_steps(device, service.phone, steps)
             await device.close()
-    finally:
-        subprocess.run([adb_path, "-P", str(port), "kill-server"], capture_output=True, timeout=15)
 
     base = statistics.median(baseline)
     print("1. per step, excluding the model (realistic profile)")

@@ -8,16 +8,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
-import socket
 import statistics
-import subprocess
+import sys
 import time
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 
-import adbutils
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from relay_desktop.device.adb_server import AdbServer
+from benchmarks.private_adb import private_adb_server
 from relay_desktop.sim.render import render
 from relay_desktop.sim.service import VirtualPhoneService
 
@@ -32,13 +31,7 @@ async def median_ms(runs: int, operation: Callable[[], Awaitable[object]]) -> fl
 
 
 async def main(runs: int) -> None:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    adb_path = os.path.join(os.path.dirname(adbutils.__file__), "binaries", "adb")
-    os.environ["ANDROID_ADB_SERVER_PORT"] = str(port)
-    server = AdbServer(port=port, adb_path=adb_path)
-    try:
+    with private_adb_server() as server:
         async with VirtualPhoneService(adb=server) as service:
             phone = service.phone
             device = await server.device(service.serial)
@@ -55,8 +48,6 @@ async def main(runs: int) -> None:
                 ("tap (adb input tap)", await median_ms(runs, lambda: device.tap(540, 1300))),
                 ("device_context (adb, 5 calls in parallel)", await median_ms(runs, device.device_context)),
             ]
-    finally:
-        subprocess.run([adb_path, "-P", str(port), "kill-server"], capture_output=True, timeout=15)
     print(f"virtual phone latency, median of {runs} runs (instant profile, 1080x2400)")
     for name, value in rows:
         print(f"  {name:45} {value:8.1f} ms")

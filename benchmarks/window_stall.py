@@ -14,9 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -26,11 +24,11 @@ from typing import Any
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import adbutils
 import qasync
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
+from benchmarks.private_adb import private_adb_server
 from relay_desktop.agent import AgentSettings
 from relay_desktop.agent.events import RunFinished
 from relay_desktop.ui.app import freeze_startup_objects
@@ -155,18 +153,11 @@ if __name__ == "__main__":
     parser.add_argument("--seconds", type=float, default=20)
     parser.add_argument("--repeats", type=int, default=7)
     arguments = parser.parse_args()
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    adb = os.path.join(os.path.dirname(adbutils.__file__), "binaries", "adb")
-    os.environ["ANDROID_ADB_SERVER_PORT"] = str(port)
     os.environ.setdefault("RELAY_DESKTOP_HOME", tempfile.mkdtemp(prefix="relay-bench-"))
     os.environ.setdefault("RELAY_SCRCPY_SERVER_URL", "http://127.0.0.1:9/none")  # the virtual phone's own server
-    app = QApplication(sys.argv)
-    loop = qasync.QEventLoop(app)
-    asyncio.set_event_loop(loop)
-    try:
+    with private_adb_server():
+        app = QApplication(sys.argv)
+        loop = qasync.QEventLoop(app)
+        asyncio.set_event_loop(loop)
         with loop:
             loop.run_until_complete(main(arguments.seconds, arguments.repeats))
-    finally:
-        subprocess.run([adb, "-P", str(port), "kill-server"], capture_output=True, timeout=15)
