@@ -40,6 +40,7 @@ from relay_desktop.device.errors import (
     UnsupportedTextError,
 )
 from relay_desktop.device.models import AppInfo, CurrentApp, DeviceContext, ShellResult
+from relay_desktop.device.notices import tell
 from relay_desktop.device.screen_reading import ScreenReading
 from relay_desktop.device.text_input import shell_quote, type_steps, untypable
 from relay_desktop.device.ui_server import UiServer
@@ -88,12 +89,7 @@ class Device(ScreenReading):
         return lambda: self._listeners.remove(callback) if callback in self._listeners else None
 
     def _notify(self, message: str) -> None:
-        log.warning("%s", message)
-        for callback in list(self._listeners):
-            try:
-                callback(message)
-            except Exception:
-                log.exception("notice subscriber %r failed", callback)
+        tell(self._listeners, message, log)
 
     async def _run(self, fn: Callable[[], T], *, timeout: float, command: str, replay: bool) -> T:
         """``call`` with the recovery described in the module notes; ``replay``: safe to send twice."""

@@ -26,6 +26,7 @@ from typing import Any
 
 from relay_desktop.device.device import Device
 from relay_desktop.device.errors import DeviceError
+from relay_desktop.device.notices import tell
 from relay_desktop.keycodes import keycode
 from relay_desktop.mirror import protocol as p
 from relay_desktop.mirror.decoder import DecodeError, VideoDecoder
@@ -237,12 +238,7 @@ class MirrorClient:
         self._end(f"{reason}, and it could not be restarted ({last})")
 
     def _tell(self, message: str) -> None:
-        log.warning("%s", message)
-        for notice in list(self.notices):
-            try:
-                notice(message)
-            except Exception:
-                log.exception("mirror notice subscriber %r failed", notice)
+        tell(self.notices, message, log)
 
     def _read_device_messages(self) -> None:
         buffer = bytearray()

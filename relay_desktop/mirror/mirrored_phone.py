@@ -18,6 +18,7 @@ from typing import Any
 from PIL import Image
 
 from relay_desktop.device.device import Device
+from relay_desktop.device.notices import tell
 from relay_desktop.mirror.client import MirrorClient, MirrorError
 
 __all__ = ["MirroredPhone"]
@@ -63,9 +64,7 @@ class MirroredPhone:
         self._told_mirror_lost = True
         message = (f"The live mirror stopped ({mirror.error}); screenshots now come over adb (slower), with a fixed "
                    "pause after each action.")
-        log.warning("%s", message)
-        for callback in list(self._listeners):
-            callback(message)
+        tell(self._listeners, message, log)
 
     def describe(self) -> str:
         """One line for the run log: where screenshots and settling come from."""
