@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 from relay_desktop.agent.settings import AgentSettings
-from relay_desktop.cli_run import add_model_options, models_from_args
+from relay_desktop.cli_run import add_model_options, add_phone_options, models_from_args
 
 __all__ = ["register"]
 
@@ -19,9 +19,7 @@ def register(commands: Any) -> None:
         description="Speak the Model Context Protocol on stdin/stdout, for Claude Desktop, IDEs and agent "
                     "frameworks: tools to look at the phone, act on it, and run the agent on a task. Sensitive "
                     "actions are confirmed through the client (MCP elicitation).")
-    where = mcp.add_mutually_exclusive_group()
-    where.add_argument("--device", metavar="SERIAL", help="the phone to use (default: the only one attached)")
-    where.add_argument("--sim", action="store_true", help="use a built-in virtual phone")
+    add_phone_options(mcp)
     add_model_options(mcp)
     mcp.add_argument("--max-steps", type=int, default=30, help="the agent's step limit for run_task (default 30)")
     mcp.add_argument("--no-mirror", action="store_true",

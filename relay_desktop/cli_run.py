@@ -37,9 +37,7 @@ def register(commands: Any) -> None:
         description="Carry out TASK on a phone and print the agent's steps as they happen. Exits with 0 when "
                     "the task was completed. Without a model or API key the rule-based fallback planner drives.")
     run.add_argument("task", help='what to do, e.g. "turn on Wi-Fi"')
-    where = run.add_mutually_exclusive_group()
-    where.add_argument("--device", metavar="SERIAL", help="the phone to use (default: the only one attached)")
-    where.add_argument("--sim", action="store_true", help="use a built-in virtual phone")
+    add_phone_options(run)
     add_model_options(run)
     run.add_argument("--max-steps", type=int, default=50, help="give up after this many steps (default 50)")
     run.add_argument("--pace", type=float, default=0.0, metavar="SECONDS",
@@ -57,6 +55,13 @@ def register(commands: Any) -> None:
                      help="let the agent run adb shell commands starting with PREFIX (repeatable; each command "
                           "is confirmed). Off by default")
     run.set_defaults(command="run", handler=_run_task)
+
+
+def add_phone_options(parser: argparse.ArgumentParser) -> None:
+    """``--device SERIAL`` or ``--sim`` (else the only phone attached), as :func:`open_phone` takes them."""
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--device", metavar="SERIAL", help="the phone to use (default: the only one attached)")
+    where.add_argument("--sim", action="store_true", help="use a built-in virtual phone")
 
 
 def add_model_options(parser: argparse.ArgumentParser) -> None:
