@@ -70,29 +70,27 @@ def evidence_for(fact: str, screen_texts: Sequence[str]) -> str:
         score = len(wanted & have)
         if score > best_score and (numbers or score >= 2):
             best, best_score = text, score
-    if not best and numbers:
-        # A fact may gather what several texts show ("Order #SH-10421, 1 × Speaker, total $39.99"): backed when
-        # the texts holding its numbers hold all of them between them.
-        holding = [t for t in screen_texts if _significant(t) & numbers]
-        if holding and numbers <= set().union(*(_significant(t) for t in holding)):
-            best = " | ".join(holding)
-    if len(best) > MAX_EVIDENCE_CHARS:
-        best = best[:MAX_EVIDENCE_CHARS - 1].rstrip() + "…"
-    return best
+    if best:
+        return _quoted(best)
+    # A fact may gather what several texts show ("Order #SH-10421, 1 × Speaker, total $39.99"): backed when
+    # the texts holding its numbers hold all of them between them.
+    gathered, unseen = partly_seen(fact, screen_texts)
+    return gathered if gathered and not unseen else ""
 
 
 def partly_seen(fact: str, screen_texts: Sequence[str]) -> tuple[str, list[str]]:
-    """For a fact no screen text fully backs: the texts that show some of its numbers, quoted, and the numbers
-    none of them shows ("11:10 · Wednesday, November 25", ["26"]); ("", []) when none of its numbers is there."""
+    """The texts that show some of the fact's numbers, quoted, and the numbers none of them shows
+    ("11:10 · Wednesday, November 25", ["26"]); ("", []) when none of its numbers is there."""
     numbers = {t for t in _significant(fact) if any(c.isdigit() for c in t)}
     holding = [t for t in screen_texts if _significant(t) & numbers]
     if not holding:
         return "", []
     seen = set().union(*(_significant(t) for t in holding))
-    quoted = " | ".join(holding)
-    if len(quoted) > MAX_EVIDENCE_CHARS:
-        quoted = quoted[:MAX_EVIDENCE_CHARS - 1].rstrip() + "…"
-    return quoted, sorted(numbers - seen, key=fact.lower().find)
+    return _quoted(" | ".join(holding)), sorted(numbers - seen, key=fact.lower().find)
+
+
+def _quoted(text: str) -> str:
+    return text if len(text) <= MAX_EVIDENCE_CHARS else text[:MAX_EVIDENCE_CHARS - 1].rstrip() + "…"
 
 
 class Memory:
@@ -117,11 +115,11 @@ class Memory:
                 continue
             evidence, from_task, unseen = evidence_for(text, screen_texts), False, []
             if not evidence and self.task:
-                evidence, from_task = evidence_for(text, [self.task]), True
+                evidence = evidence_for(text, [self.task])
+                from_task = bool(evidence)
             if not evidence:
                 evidence, unseen = partly_seen(text, screen_texts)
-                from_task = False
-            fact = Fact(text, step, app, evidence, from_task and bool(evidence), tuple(unseen))
+            fact = Fact(text, step, app, evidence, from_task, tuple(unseen))
             self.facts.append(fact)
             added.append(fact)
         excess = len(self.facts) - self.max_facts

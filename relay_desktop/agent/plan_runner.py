@@ -30,7 +30,7 @@ from relay_desktop.llm.errors import LLMError
 from relay_desktop.llm.types import Message
 from relay_desktop.perception import Element, ElementMap, build_element_map
 from relay_desktop.perception.pixels import pixel_signature
-from relay_desktop.perception.tree import UINode
+from relay_desktop.perception.screen import in_list
 
 __all__ = ["PlanRunner", "Refused", "retarget"]
 
@@ -55,7 +55,7 @@ def _same_element(old: Element, new: Element) -> bool:
     # content), stayed in place, and is not a row of a list — a row whose numbers differ ("Alarm 8:00" where
     # "Alarm 7:30" was) is another item that moved up.
     return (old.interactive and new.interactive and _shape(old.label) == _shape(new.label)
-            and not _in_list(old.node) and not _in_list(new.node)
+            and not in_list(old.node) and not in_list(new.node)
             and old.bounds.intersect(new.bounds).area >= 0.5 * max(1, old.bounds.area))
 
 
@@ -63,15 +63,6 @@ def _shape(label: str) -> str:
     """A label with its numbers and plural endings folded: "Cart, 2 items" → "cart, # item"."""
     folded = re.sub(r"\d+(?:[.,:]\d+)*", "#", label.lower())
     return re.sub(r"\b\w{3,}\b", lambda m: m.group().removesuffix("s").removesuffix("e"), folded)
-
-
-def _in_list(node: UINode) -> bool:
-    parent = node.parent
-    while parent is not None:
-        if parent.scrollable:
-            return True
-        parent = parent.parent
-    return False
 
 
 def _find_again(old: Element, after: ElementMap) -> Element | None:

@@ -176,18 +176,17 @@ def _without_rereads(added: tuple[Element, ...],
     """Text read from pixels that was read again, a little differently, in about the same place ("4.0 (0,111)"
     then "4.0 (0, 1 1 1 )") is the same text, not a change: reported as one, it made an unrelated tap look as
     if it had done something."""
-    if not any(is_ocr(e) for e in added) or not any(is_ocr(e) for e in removed):
-        return added, removed
-    gone = [e for e in removed if is_ocr(e)]
+    unmatched = [e for e in removed if is_ocr(e)]        # each old read pairs with at most one new one
+    reread: list[Element] = []
     kept_added = []
     for element in added:
-        match = next((old for old in gone if is_ocr(element) and _reread(old, element)), None)
+        match = next((old for old in unmatched if _reread(old, element)), None) if is_ocr(element) else None
         if match is None:
             kept_added.append(element)
         else:
-            gone.remove(match)
-    reread = {id(e) for e in removed if is_ocr(e)} - {id(e) for e in gone}
-    return tuple(kept_added), tuple(e for e in removed if id(e) not in reread)
+            unmatched.remove(match)
+            reread.append(match)
+    return tuple(kept_added), tuple(e for e in removed if not any(e is r for r in reread))
 
 
 def _reread(old: Element, new: Element) -> bool:

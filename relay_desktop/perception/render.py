@@ -121,26 +121,26 @@ def _key_name(name: str) -> str:
     return first if len(first) == 1 else name
 
 
+def _window_root(node: UINode) -> UINode:
+    while node.parent is not None:
+        node = node.parent
+    return node
+
+
 def in_system_bar(element: Element) -> bool:
     """In the status bar or the navigation bar: a system window much wider than tall. The notification
     shade and system dialogs are system windows too, but what they say is content."""
     if element.window is not WindowKind.SYSTEM:
         return False
-    root = element.node
-    while root.parent is not None:
-        root = root.parent
+    root = _window_root(element.node)
     return root.bounds.height * 4 < root.bounds.width
 
 
 def in_navigation_bar(element: Element, screen_height: int) -> bool:
     """A button of the navigation bar (Back, Home, Overview): a system bar along the bottom of the screen. (A
     heads-up notification is a wide, flat system window too, but under the status bar, and it is content.)"""
-    if not (element.interactive and in_system_bar(element)):
-        return False
-    root = element.node
-    while root.parent is not None:
-        root = root.parent
-    return root.bounds.top >= screen_height // 2
+    return (element.interactive and in_system_bar(element)
+            and _window_root(element.node).bounds.top >= screen_height // 2)
 
 
 NAVIGATION_ADVICE = "the back, home and recent_apps actions do the same"

@@ -11,8 +11,8 @@ from relay_desktop.perception.geometry import Bounds
 from relay_desktop.perception.labels import MAX_LABEL, clean, one_line, quote, role_of, shorten, slider_reading
 from relay_desktop.perception.tree import UINode, WindowKind
 
-__all__ = ["Dialog", "current_dialog", "focused_field", "keyboard_region", "screen_title", "sign_in_screen",
-           "slider_range"]
+__all__ = ["Dialog", "current_dialog", "focused_field", "in_list", "keyboard_region", "screen_title",
+           "sign_in_screen", "slider_range"]
 
 _TITLE_IDS = ("android:id/alertTitle", "android:id/title")
 _DIALOG_BUTTON_IDS = ("android:id/button1", "android:id/button2", "android:id/button3")
@@ -181,7 +181,7 @@ def screen_title(element_map: ElementMap) -> str | None:
         if _in_app_bar(node):
             return clean(text)
     for node, text in candidates:
-        if "title" in node.id_name.lower() and not _in_list(node):
+        if "title" in node.id_name.lower() and not in_list(node):
             return clean(text)
     # A browser's page: the web view says its page's title (Chrome's toolbar shows only the address).
     web = next((e for e in element_map.elements if e.role == "web" and e.label and e.window is WindowKind.APP), None)
@@ -200,5 +200,6 @@ def _in_app_bar(node: UINode) -> bool:
                for a in _ancestors(node))
 
 
-def _in_list(node: UINode) -> bool:
+def in_list(node: UINode) -> bool:
+    """Inside a scrollable container: a row of a list, not a fixed control."""
     return any(a.scrollable for a in _ancestors(node))
