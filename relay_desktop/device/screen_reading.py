@@ -41,7 +41,7 @@ class ScreenReading:
 
     async def dump_hierarchy(self, retries: int = 3, backoff: float = 0.3) -> str:
         """The window hierarchy XML: from the uiautomator2 server where it runs, else ``uiautomator dump``."""
-        if self.ui_server.error is None and await self.ui_server.start():
+        if await self.ui_server.start():         # at once False once it failed: asked once, not every step
             try:
                 return await self.ui_server.dump_hierarchy()
             except DeviceError as exc:
