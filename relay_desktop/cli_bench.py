@@ -181,14 +181,14 @@ class BenchRun:
         # Ctrl+C from the start: while the phones or the mirrors start, the bench then ends before the first task.
         with self._ctrl_c_stops():
             async with AsyncExitStack() as stack:
-                phones = [await self._start_phone(stack, adb, number, models) for number in range(1, self.phones + 1)]
+                phones = [await self._start_phone(stack, adb, models) for _ in range(self.phones)]
                 self.mirrored = all(p.mirror is not None for p in phones)
                 if self.on_start is not None:
                     self.on_start(self.mirrored)
                 await asyncio.gather(*(work(phone) for phone in phones))
         return [done[index] for index in sorted(done)]
 
-    async def _start_phone(self, stack: AsyncExitStack, adb: Any, number: int, models: Models | None) -> _Phone:
+    async def _start_phone(self, stack: AsyncExitStack, adb: Any, models: Models | None) -> _Phone:
         """A virtual phone, its mirror and its counters; stopped (mirror, then device, then phone) on exit."""
         from relay_desktop.agent.knowledge import AppKnowledgeCache
         from relay_desktop.sim.config import INSTANT, REALISTIC, PhoneConfig
