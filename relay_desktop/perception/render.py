@@ -151,15 +151,16 @@ def to_prompt_text(element_map: ElementMap) -> str:
     # uiautomator2's dump holds the navigation bar: its buttons go on one line of their own, so that its "Home"
     # is not taken for (or does not turn into a look-alike of) an app's own "Home".
     navigation = [e for e in elements if in_navigation_bar(e, element_map.screen.bottom)]
+    on_navigation_bar = {e.id for e in navigation}
     repeats = Counter((e.role, e.label) for e in elements
-                      if e.window is not WindowKind.KEYBOARD and e not in navigation)
+                      if e.window is not WindowKind.KEYBOARD and e.id not in on_navigation_bar)
     lines = []
     keys = []
     status = []
     for element in elements:
         if element.window is WindowKind.KEYBOARD and element.interactive:
             keys.append(element)
-        elif element in navigation:
+        elif element.id in on_navigation_bar:
             continue
         elif in_system_bar(element) and not element.interactive:
             status.append(element)
