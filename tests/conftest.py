@@ -179,5 +179,7 @@ def window(qtbot, adb_server: AdbTestServer, tmp_path, monkeypatch: pytest.Monke
     main.resize(1200, 900)
     main.show()
     yield main
-    if main._shutdown is None:      # the widgets may be gone already (pytest-qt closes them); the phone is not
-        _qasync_loop.run_until_complete(asyncio.wait_for(main.session.close(), 15))
+    if main._shutdown is None:      # the widgets may be gone already (pytest-qt closes them); the phones are not
+        async def let_go() -> None:
+            await asyncio.gather(*(pane.session.close() for pane in main.panes))
+        _qasync_loop.run_until_complete(asyncio.wait_for(let_go(), 15))

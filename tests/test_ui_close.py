@@ -79,6 +79,6 @@ def test_shutting_down_ends_a_screen_read_in_flight(window, qt_loop) -> None:  #
         started = time.monotonic()
         await asyncio.wait_for(window.shutdown(), 10)
         assert time.monotonic() - started < 5
-        assert not [t for t in window._tasks if not t.done()], window._tasks
+        assert not [t for t in window.pane._tasks | window._tasks if not t.done()], window.pane._tasks
 
     qt_loop.run_until_complete(asyncio.wait_for(scenario(), 30))

@@ -102,20 +102,6 @@ def test_connect_over_network_with_a_remote_adb_server(window: MainWindow, adb_s
     qt_loop.run_until_complete(asyncio.wait_for(scenario(), 60))
 
 
-def test_switching_phones_is_refused_during_a_run(window: MainWindow, qt_loop: qasync.QEventLoop) -> None:
-    async def scenario() -> None:
-        assert await window.connect_device(VIRTUAL)
-        window.settings = window.settings.__class__(pace_s=2.0)
-        window.panel.task.setPlainText("Turn on Bluetooth")
-        window.panel.start.click()
-        await until(lambda: window.session.running, 20)
-        assert not await window.connect_device(VIRTUAL)
-        assert window.log_view.lines()[-1] == "· Stop the run before switching phones."
-        await window.shutdown()
-
-    qt_loop.run_until_complete(asyncio.wait_for(scenario(), 60))
-
-
 # ------------------------------------------------------------ guidance
 
 

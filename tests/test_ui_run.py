@@ -187,8 +187,8 @@ def test_pause_during_a_model_call_holds_after_it_and_resume_finishes_the_task(
         release.set()
         await asyncio.sleep(1.3)
         assert window.panel.stats["elapsed"].text() != ticked, \
-            f"elapsed time froze during the pause ({time.time() - (window._run_started or 0):.2f} s since the start, " \
-            f"clock {'on' if window._clock.isActive() else 'off'})"
+            f"elapsed time froze during the pause ({time.time() - (window.pane.events.run_started or 0):.2f} s since " \
+            f"the start, clock {'on' if window.pane.events.clock.isActive() else 'off'})"
         assert len(calls) == 2 and not finished, "the agent went on while paused"
         assert not window.mirror_view.boxes.boxes and window.mirror_view.boxes.target is None
         window.panel.resume.click()

@@ -133,7 +133,10 @@ class DevicePicker(QWidget):
         self.refresh.clicked.connect(self.refresh_requested)
         self.connect_button.clicked.connect(self._connect)
         self.choice.currentIndexChanged.connect(lambda _: self._enable_connect())
-        self.connected: str | None = None       # the entry of the phone in use
+        self.connect_button.setToolTip("Connect the chosen phone beside the ones already connected (a tab each); "
+                                       "a phone already connected is shown")
+        self.connected: list[str] = []          # the entries of the phones in use (VIRTUAL once per virtual phone)
+        self._current: str | None = None        # the entry of the phone shown now
         self._devices: list[DeviceInfo] = []
         self.show_devices([])
 
@@ -142,26 +145,33 @@ class DevicePicker(QWidget):
         current = self.choice.currentData()
         self.choice.clear()
         # Until a phone is connected the list starts with a prompt, so no entry reads as the phone in use.
-        if self.connected is None:
+        if not self.connected:
             self.choice.addItem(CHOOSE, None)
         for device in devices:
             name = device.model.replace("_", " ") or device.serial
             self.choice.addItem(f"{name} ({device.serial}) — {self._state(device.serial, state_hint(device.state))}",
                                 device.serial)
-        virtual = "Virtual phone (built-in)"
-        self.choice.addItem(f"{virtual} — connected" if self.connected == VIRTUAL else virtual, VIRTUAL)
+        virtual, running = "Virtual phone (built-in)", self.connected.count(VIRTUAL)
+        # Connect on it starts one more: each virtual phone is a phone of its own.
+        self.choice.addItem(virtual if not running else f"{virtual} — connected" if running == 1 else
+                            f"{virtual} — {running} connected", VIRTUAL)
         self.choice.addItem("Connect over network…", NETWORK)
-        index = self.choice.findData(self.connected if current is None else current)
+        index = self.choice.findData(self._current if current is None else current)
         self.choice.setCurrentIndex(index if index >= 0 else 0)
         self._enable_connect()
 
     def _state(self, serial: str, hint: str) -> str:
-        return "connected" if serial == self.connected else hint
+        return "connected" if serial in self.connected else hint
 
-    def set_connected(self, key: str | None, devices: list[DeviceInfo] | None = None) -> None:
-        """Which entry is the phone in use (a serial or VIRTUAL), or None; the list is redrawn to say so."""
-        self.connected = key
+    def set_connected(self, keys: list[str], current: str | None = None,
+                      devices: list[DeviceInfo] | None = None) -> None:
+        """The entries of the phones in use (serials, VIRTUAL once per virtual phone) and of the one shown now,
+        which the list then selects; the list is redrawn to say so."""
+        self.connected, self._current = list(keys), current
         self.show_devices(devices if devices is not None else self._devices)
+        index = self.choice.findData(current) if current is not None else -1
+        if index >= 0:
+            self.choice.setCurrentIndex(index)
 
     def _enable_connect(self) -> None:
         self.connect_button.setEnabled(self.choice.currentData() is not None and self.progress.isHidden())

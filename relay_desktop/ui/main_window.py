@@ -1,12 +1,17 @@
-"""The main window: the phone on the left, the task, controls and live log on the right."""
+"""The main window: the device picker on top, then one pane per connected phone (its mirror on the left, its
+task, controls, live log, inspector and history on the right) as tabs or side by side.
+
+The window holds what the phones share — the settings, the API keys and the model router, the run store, the
+device picker, the theme, speech and the status bar — and each ``PhonePane`` the rest. The attributes of one
+phone (``session``, ``panel``, ``mirror_view``, ``log_view``, …) are the current pane's.
+"""
 
 from __future__ import annotations
 
 import asyncio
-import time
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QApplication,
@@ -16,56 +21,52 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMessageBox,
     QPushButton,
-    QSplitter,
-    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
-from relay_desktop.agent import EventBus, Handlers
-from relay_desktop.agent.actions import finger_vector
-from relay_desktop.agent.events import (
-    ActionStarted,
-    Event,
-    GuidanceUpdated,
-    PlanReceived,
-    RunFinished,
-    RunStarted,
-    RunStateChanged,
-    ScreenCaptured,
-    StepStarted,
-)
-from relay_desktop.agent.settings import task_problem
+from relay_desktop.agent.events import ActionStarted, Event, PlanReceived
 from relay_desktop.app_settings import AppSettings
 from relay_desktop.device.models import DeviceInfo
 from relay_desktop.llm.keys import BUILTIN_PROVIDERS, KeyStore
-from relay_desktop.runs import RunRecorder, RunStore
+from relay_desktop.runs import RunStore
 from relay_desktop.ui.device_picker import NETWORK, VIRTUAL, DevicePicker
-from relay_desktop.ui.history import HistoryPanel
-from relay_desktop.ui.inspector import InspectorPanel
-from relay_desktop.ui.log_view import LogView
-from relay_desktop.ui.mirror_view import MirrorView
-from relay_desktop.ui.screen_recording import ScreenRecording
-from relay_desktop.ui.screen_sink import ScreenSink
-from relay_desktop.ui.session import Session
+from relay_desktop.ui.phone_deck import PhoneDeck
+from relay_desktop.ui.phone_pane import NO_PHONE, PhonePane
 from relay_desktop.ui.settings_dialog import SettingsDialog
 from relay_desktop.ui.speech import Speaker, spoken_text
-from relay_desktop.ui.task_panel import TaskPanel
 from relay_desktop.ui.tasks import spawn
 from relay_desktop.ui.theme import ThemeFollower
 
 __all__ = ["NO_KEY", "NO_PHONE", "MainWindow"]
 
-REINSPECT_MS = 600   # a screen unchanged this long is read again for Inspect
-
-NO_PHONE = ("No phone connected: plug one in with USB debugging on and press Connect, or choose “Virtual phone "
-            "(built-in)” to try Relay Desktop without one.")
 NO_KEY = ("No API key yet, so the simple rule-based planner drives runs: add a key in Settings to let a model "
           "drive.")
 
 
+def _current(name: str) -> Any:
+    """An attribute of the current phone's pane, read through the window (``window.session``, ``window.panel``)."""
+    return property(lambda self: getattr(self.pane, name), doc=f"The current phone's {name}.")
+
+
 class MainWindow(QMainWindow):
     closing = Signal()        # the user closed the window: the app shuts down (see ``app.run_window``)
+
+    session = _current("session")
+    bus = _current("bus")
+    sink = _current("sink")
+    mirror_view = _current("mirror_view")
+    panel = _current("panel")
+    log_view = _current("log_view")
+    inspector = _current("inspector")
+    refresh = _current("refresh")
+    tabs = _current("tabs")
+    history = _current("history")
+    recorder = _current("recorder")
+    boxes_toggle = _current("boxes_toggle")
+    screen_recording = _current("screen_recording")
+    inspecting = _current("inspecting")
+    refresh_elements = _current("refresh_elements")
 
     def __init__(self) -> None:
         super().__init__()
@@ -74,50 +75,20 @@ class MainWindow(QMainWindow):
         self.app_settings = AppSettings.load()
         app = QApplication.instance()
         self.theme = ThemeFollower(app, self.app_settings.theme, self) if isinstance(app, QApplication) else None
-        self.bus = EventBus()
-        self.sink = ScreenSink(self)
-        self.mirror_view = MirrorView(self.sink, self)
-        self.panel = TaskPanel(self)
-        self.log_view = LogView(self)
+        self.store = RunStore()
+        self.keys = KeyStore()
+        self.models: Any = None                    # one router for every phone's runs (each run has its own meter)
+        self._retired: list[Any] = []              # routers replaced while a run still used them: closed at the end
+        self.settings = self.app_settings.agent_settings()
+        self.speaker = Speaker()
+        self.speaker.enabled = self.app_settings.speak_progress
+        self._tasks: set[asyncio.Task[Any]] = set()
         self.settings_button = QPushButton("Se&ttings…", self)
         self.settings_button.setAccessibleName("Open the settings")
         self.settings_button.clicked.connect(self.open_settings)
-        self.boxes_toggle = QCheckBox("Show element &boxes", self)
-        self.boxes_toggle.setChecked(True)
-        self.boxes_toggle.toggled.connect(self._toggle_boxes)
-        self.store = RunStore()
-        self.screen_recording = ScreenRecording(
-            self, lambda: self.session.mirror, self.store, self.say,
-            lambda: self.session.agent.run_id if self.session.running and self.session.agent else None,
-            lambda: self.recorder.flush())
-        run_tab = QWidget(self)
-        layout = QVBoxLayout(run_tab)
-        layout.addWidget(self.panel)
-        toggles = QHBoxLayout()
-        toggles.addWidget(self.boxes_toggle)
-        toggles.addStretch(1)
-        toggles.addWidget(self.record_button)
-        toggles.addWidget(self.settings_button)
-        layout.addLayout(toggles)
-        layout.addWidget(QLabel("Log", run_tab))
-        layout.addWidget(self.log_view, 1)
-        self.inspector = InspectorPanel(self)
-        inspect_tab = QWidget(self)
-        inspect_layout = QVBoxLayout(inspect_tab)
-        self.refresh = QPushButton("&Read the screen again", inspect_tab)
-        self.refresh.setAccessibleName("Read the phone's screen again")
-        self.refresh.clicked.connect(lambda: self._spawn(self.refresh_elements()))
-        inspect_layout.addWidget(self.refresh)
-        inspect_layout.addWidget(self.inspector, 1)
-        self.tabs = QTabWidget(self)
-        self.tabs.setAccessibleName("Task, inspector and history")
-        self.tabs.addTab(run_tab, "&Task")
-        self.tabs.addTab(inspect_tab, "&Inspect")
-        self.recorder = RunRecorder(self.store)
-        self.recorder.attach(self.bus)
-        self.history = HistoryPanel(self, self.store)
-        self.tabs.addTab(self.history, "&History")
-        self.tabs.currentChanged.connect(self._tab_changed)
+        self.side_by_side = QCheckBox("Side by si&de", self)
+        self.side_by_side.setAccessibleName("Show the phones side by side")
+        self.side_by_side.setToolTip("Show every connected phone at once, side by side, instead of a tab each")
         self.picker = DevicePicker(self)
         self.picker.refresh_requested.connect(lambda: self._spawn(self.refresh_devices()))
         self.picker.connect_requested.connect(lambda kind, extra: self._spawn(self.connect_device(kind, extra)))
@@ -125,70 +96,55 @@ class MainWindow(QMainWindow):
         self.key_notice.setWordWrap(True)
         self.key_notice.setAccessibleName("No API key")
         self.key_notice.hide()
-        side = QWidget(self)
-        side_layout = QVBoxLayout(side)
-        side_layout.setContentsMargins(0, 0, 0, 0)
-        side_layout.addWidget(self.picker)
-        side_layout.addWidget(self.key_notice)
-        side_layout.addWidget(self.tabs, 1)
-        self.inspector.selected.connect(self._show_selected)
-        self.inspector.hovered.connect(self._show_hovered)
-        self.mirror_view.clicked.connect(self._mirror_clicked)
-        self.mirror_view.touched.connect(self._touched)
-        self.mirror_view.scrolled.connect(lambda x, y, steps: self._control(
-            lambda m, screen: m.scroll(x, y, screen, steps)))
-        self.mirror_view.typed.connect(lambda text: self._control(lambda m, screen: m.type_text(text)))
-        self.mirror_view.key_pressed.connect(lambda key: self._control(lambda m, screen: m.press_key(key)))
-        # In Inspect, boxes taken down by a screen change come back from a fresh dump once the screen is still.
-        self._reinspect = QTimer(self)
-        self._reinspect.setSingleShot(True)
-        self._reinspect.setInterval(REINSPECT_MS)
-        self._reinspect.timeout.connect(lambda: self._reinspect_now())
-        self.mirror_view.overlays_stale.connect(self._overlays_stale)
-        splitter = QSplitter(Qt.Orientation.Horizontal, self)
-        splitter.addWidget(self.mirror_view)
-        splitter.addWidget(side)
-        splitter.setStretchFactor(0, 1)
-        splitter.setStretchFactor(1, 1)
-        self.setCentralWidget(splitter)
+        self.deck = PhoneDeck(self)
+        self.deck.current_changed.connect(self._pane_changed)
+        self.deck.close_requested.connect(lambda pane: self._spawn(self.close_phone(pane)))
+        self.side_by_side.toggled.connect(self.deck.set_side_by_side)
+        top = QHBoxLayout()
+        top.addWidget(self.picker, 1)
+        top.addWidget(self.side_by_side)
+        top.addWidget(self.settings_button)
+        central = QWidget(self)
+        layout = QVBoxLayout(central)
+        layout.addLayout(top)
+        layout.addWidget(self.key_notice)
+        layout.addWidget(self.deck, 1)
+        self.setCentralWidget(central)
         self.status_device = QLabel("No phone", self)
         self.status_fps = QLabel("", self)
         self.status_llm = QLabel("", self)
-        for label in (self.screen_recording.status, self.status_device, self.status_fps, self.status_llm):
+        for label in (self.status_device, self.status_fps, self.status_llm):
             self.statusBar().addPermanentWidget(label)
-        self.session = Session(self.bus, self.sink, self.say)
-        self.session.on_connected = self._connected
-        self.session.on_progress = self.picker.busy
-        self.mirror_view.notice = NO_PHONE
-        self.speaker = Speaker()
-        self.speaker.enabled = self.app_settings.speak_progress
-        self.keys = KeyStore()
-        self.models: Any = None
-        self.settings = self.app_settings.agent_settings()
-        self.bus.subscribe(self._on_event)
-        self.panel.start_requested.connect(self._start)
-        self.panel.pause_requested.connect(lambda: self.session.agent and self.session.agent.control.pause())
-        self.panel.resume_requested.connect(lambda: self.session.agent and self.session.agent.control.resume())
-        self.panel.stop_requested.connect(self._stop)
-        self.panel.message_sent.connect(self._steer)
-        self.sink.frame_ready.connect(lambda: self.status_fps.setText(f"{self.mirror_view.fps:.0f} fps"))
-        self._tasks: set[asyncio.Task[Any]] = set()
-        self._run_started: float | None = None      # live stats of the run in progress
-        # Elapsed time ticks by itself (a pause or a long model call sends no events), in whole seconds so the
-        # final figure (tenths, measured from just before the start) never reads lower than the last tick. Four
-        # ticks a second: Qt's coarse timers may fire up to 5% early, so a 1 s tick can land at 0.95 s, still
-        # read "0 s", and leave the figure a whole second behind until the next one.
-        self._clock = QTimer(self)
-        self._clock.setInterval(250)
-        self._clock.timeout.connect(lambda: self._tick())   # a bound slot here did not always fire
-        self._tokens, self._cost = 0, 0.0
+        self.add_pane()
         self.resize(1200, 860)
 
-    # ------------------------------------------------------------ the phone
+    # ------------------------------------------------------------ the phones
+
+    @property
+    def pane(self) -> PhonePane:
+        """The current phone's pane (the chosen tab, or the tile last used); there is always one."""
+        current = self.deck.current
+        assert current is not None
+        return current
+
+    @property
+    def panes(self) -> list[PhonePane]:
+        return list(self.deck.panes)
+
+    def add_pane(self) -> PhonePane:
+        pane = PhonePane(self, self.store, self)
+        pane.session.on_progress = self.picker.busy
+        pane.bus.subscribe(lambda event: self._pane_event(pane, event))
+        pane.sink.frame_ready.connect(lambda: self._show_fps(pane))
+        pane.changed.connect(self._phones_changed)
+        self.statusBar().insertPermanentWidget(0, pane.screen_recording.status)
+        self.deck.add(pane)
+        return pane
 
     async def refresh_devices(self) -> list[DeviceInfo]:
+        own = {pane.session.service.serial for pane in self.deck.panes if pane.session.service is not None}
         try:
-            devices = await self.session.list_devices()
+            devices = [d for d in await self.pane.session.list_devices() if d.serial not in own]
         except Exception as exc:  # adb missing or a remote server gone: the picker still offers the virtual phone
             self.say(f"Could not list phones: {exc}")
             devices = []
@@ -196,60 +152,100 @@ class MainWindow(QMainWindow):
         return devices
 
     async def connect_device(self, kind: str, extra: str = "") -> bool:
-        """Connect what the picker chose: a serial, the virtual phone, or a network address."""
-        if self.session.running:
-            self.say("Stop the run before switching phones.")
-            return False
+        """Connect what the picker chose — a serial, the virtual phone, or a network address — beside the phones
+        already connected: in the current pane while it has no phone, else in a new one. A phone already
+        connected is shown instead."""
         index = self.picker.choice.findData(kind)
         if index >= 0:
             self.picker.choice.setCurrentIndex(index)
-        self.mirror_view.notice = "Connecting…"
-        self.mirror_view.clear_frame()
+        there = next((p for p in self.deck.panes if kind not in (VIRTUAL, NETWORK) and p.key == kind), None)
+        if there is not None:
+            self.deck.set_current(there)
+            there.say(f"{kind} is already connected: this is its tab.")
+            return True
+        previous = self.pane
+        new = not previous.free
+        pane = self.add_pane() if new else previous
+        self.deck.set_current(pane)
         try:
-            if kind == VIRTUAL:
-                await self.session.start_virtual_phone()
-            elif kind == NETWORK:
-                address, _, server = extra.partition("\n")
-                await self.session.connect_network(address, server)
-            else:
-                await self.session.connect(kind)
-        except Exception as exc:  # every way connecting fails ends here, as one plain sentence
-            self.picker.set_connected(None)
-            self.screen_recording.available(False)
-            self.say(f"Could not connect: {exc}")
-            self.status_device.setText("No phone")
-            self.mirror_view.notice = f"Could not connect: {exc}\n\n{NO_PHONE}"
-            self.mirror_view.update()
-            return False
+            connected = await pane.connect(kind, extra)
         finally:
             self.picker.busy("")
-        self.screen_recording.available(self.session.mirror is not None)
-        device = self.session.device
-        self.picker.set_connected(VIRTUAL if kind == VIRTUAL else device.serial if device else None)
-        if kind == NETWORK:           # a phone reached over the network joins the list it was not in
+        if not connected and new and pane in self.deck.panes:   # no empty tab for a phone that never came
+            message = pane.log_view.lines()[-1] if pane.log_view.lines() else ""
+            await self._drop(pane)
+            self.deck.set_current(previous)
+            previous.log_view.add_line(message)
+        if connected and kind == NETWORK:       # a phone reached over the network joins the list it was not in
             self._spawn(self.refresh_devices())
+        return connected
+
+    async def close_phone(self, pane: PhonePane) -> bool:
+        """Let go of one phone (its tab's close button): during a run, only once the user agrees to stop it."""
+        if pane.session.running:
+            box = QMessageBox(QMessageBox.Icon.Question, "Disconnect",
+                              f"A run is going on on {pane.label}. Stop it and disconnect the phone?",
+                              QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self)
+            if await self._dialog(box) != QMessageBox.StandardButton.Yes:
+                return False
+        if pane not in self.deck.panes:
+            return False
+        await self._drop(pane)
         return True
 
-    # The Record button's parts, as the window shows them.
+    async def _drop(self, pane: PhonePane) -> None:
+        await pane.close()
+        self.deck.remove(pane)
+        self.statusBar().removeWidget(pane.screen_recording.status)
+        pane.screen_recording.status.deleteLater()
+        pane.deleteLater()
+        if not self.deck.panes:                 # the window always shows one, if only to say what to do
+            self.add_pane()
+        self._phones_changed()
+
+    def _pane_changed(self) -> None:
+        self._phones_changed()
+        if self.deck.current is not None:
+            self._show_fps(self.pane)
+
+    def _phones_changed(self) -> None:
+        """The status bar and the picker follow the phones: which are connected, which one is shown."""
+        if self.deck.current is None:
+            return
+        pane = self.pane
+        phones = [p for p in self.deck.panes if p.key is not None]
+        label = pane.label if pane.key is not None else "No phone"
+        self.status_device.setText(label if len(phones) < 2 else f"{label} · {len(phones)} phones")
+        self.picker.set_connected([p.key for p in phones if p.key is not None], pane.key)
+
+    def _show_fps(self, pane: PhonePane) -> None:
+        if pane is self.deck.current:
+            self.status_fps.setText(f"{pane.mirror_view.fps:.0f} fps" if pane.session.mirror else "")
+
+    def _pane_event(self, pane: PhonePane, event: Event) -> None:
+        """One voice and one model-latency figure: the current phone's."""
+        if pane is not self.deck.current:
+            return
+        if isinstance(event, PlanReceived) and event.source == "model":
+            self.status_llm.setText(f"LLM {event.latency_ms / 1000:.1f} s")
+        self._speak(pane, event)
+
+    # The Record button's parts, as the current pane shows them.
     @property
     def record_button(self) -> QPushButton:
-        return self.screen_recording.button
+        return self.pane.screen_recording.button
 
     @property
     def record_status(self) -> QLabel:
-        return self.screen_recording.status
+        return self.pane.screen_recording.status
 
     @property
     def recording(self) -> Any:
-        return self.screen_recording.recorder
+        return self.pane.screen_recording.recorder
 
     @property
     def last_recording(self) -> Any:
-        return self.screen_recording.last_path
-
-    def _connected(self, label: str) -> None:
-        self.status_device.setText(label)
-        self.mirror_view.display_size = self.session.display_size   # boxes map through the whole display
+        return self.pane.screen_recording.last_path
 
     async def startup(self) -> None:
         """What a plain start does: models from the settings, and the phone if exactly one is plugged in."""
@@ -260,88 +256,16 @@ class MainWindow(QMainWindow):
         else:
             self.say(NO_PHONE if not ready else "Several phones are plugged in: choose one and press Connect.")
 
-    def say(self, text: str) -> None:
+    def status(self, text: str) -> None:
         self.statusBar().showMessage(text, 8000)
-        self.log_view.add_line(f"· {text}")
 
-    def _toggle_boxes(self, on: bool) -> None:
-        self.mirror_view.show_boxes = on
-        self.mirror_view.update()
+    def say(self, text: str) -> None:
+        """A sentence for the status line and the current phone's log."""
+        self.status(text)
+        self.pane.log_view.add_line(f"· {text}")
 
     def _spawn(self, coroutine: Any) -> None:
         spawn(coroutine, self._tasks)
-
-    # ------------------------------------------------------------ inspect
-
-    @property
-    def inspecting(self) -> bool:
-        return self.tabs.currentIndex() == 1
-
-    def _tab_changed(self, index: int) -> None:
-        if index == 2:
-            self._spawn(self.history.refresh())
-        if index == 1:
-            self._spawn(self.refresh_elements())
-        elif not self.session.running:    # Inspect's boxes are for Inspect; a run draws its own
-            self.mirror_view.hide_overlays()
-        else:
-            self.mirror_view.selected = self.mirror_view.hovered = None
-            self.mirror_view.update()
-
-    async def refresh_elements(self) -> None:
-        """Dump the screen now (not only during runs) so any screen can be inspected."""
-        from relay_desktop.perception import build_element_map
-
-        if self.session.device is None:
-            return
-        xml = await self.session.device.dump_hierarchy()
-        element_map = await asyncio.to_thread(build_element_map, xml, self.inspector.element_map)
-        self.mirror_view.show_elements(element_map)
-        self.inspector.show_map(element_map)
-
-    def _overlays_stale(self) -> None:
-        if self.inspecting and not self.session.running:
-            self._reinspect.start()               # restarted by every change: waits for a still screen
-
-    def _reinspect_now(self) -> None:
-        if self.inspecting and not self.session.running:
-            self._spawn(self.refresh_elements())
-
-    def _mirror_clicked(self, x: float, y: float) -> None:
-        if self.inspecting and self.inspector.element_map is not None:
-            self.inspector.select(self.inspector.element_map.element_at(x, y))
-
-    def _show_selected(self, element: Any) -> None:
-        self.mirror_view.selected = element.bounds if element is not None else None
-        self.mirror_view.update()
-
-    def _show_hovered(self, element: Any) -> None:
-        self.mirror_view.hovered = element.bounds if element is not None else None
-        self.mirror_view.update()
-
-    # ------------------------------------------------------------ control (the user's hands on the phone)
-
-    def _control(self, action: Any) -> None:
-        """Send the user's input to the phone; during a run, the agent pauses first (takeover)."""
-        mirror = self.session.mirror
-        if self.inspecting or mirror is None or mirror.frame_size is None:
-            return
-        agent = self.session.agent
-        if agent is not None and agent.control.state == "running":
-            agent.control.pause("you took over the phone")
-            self.say("You took over: the agent is paused. Press Resume to let it carry on.")
-        screen = self._phone_size()
-        self._spawn(action(mirror, screen))
-
-    def _phone_size(self) -> tuple[int, int]:
-        # The same size the view used to turn the pointer into device pixels.
-        return self.mirror_view.screen_size()
-
-    def _touched(self, kind: str, x: float, y: float) -> None:
-        from relay_desktop.mirror.protocol import MotionAction
-
-        action = {"down": MotionAction.DOWN, "move": MotionAction.MOVE, "up": MotionAction.UP}[kind]
-        self._control(lambda m, screen: m.touch(action, x, y, screen))
 
     # ------------------------------------------------------------ settings
 
@@ -375,7 +299,10 @@ class MainWindow(QMainWindow):
         provider = llm.providers.get(first.provider) if first else None
         has_key = provider is not None and (not provider.needs_key or bool(await self.keys.akeys(provider.name)))
         if self.models is not None:
-            await self.models.aclose()
+            if any(pane.session.running for pane in self.deck.panes):
+                self._retired.append(self.models)    # a run still going keeps the router it started with
+            else:
+                await self.models.aclose()
         self.models = ModelRouter(llm, self.keys) if has_key else None
         notice = NO_KEY
         if not has_key and first is not None:
@@ -391,111 +318,16 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------ runs
 
-    def _start(self, task: str) -> None:
-        problem = task_problem(task)
-        if problem is not None:
-            self.say(f"Cannot start: {problem}.")
-            self.panel.task.setFocus()
-            return
-        if self.session.device is None:
-            self.say("Connect a phone first (or start the virtual phone).")
-            return
-        self.panel.set_state("running")
-        self.session.start_run(task, self.models, self.settings, Handlers(ask_user=self._ask, confirm=self._confirm))
-
-    def _stop(self) -> None:
-        if self.session.agent is not None:
-            self._spawn(self.session.agent.control.stop())
-
-    def _steer(self, text: str) -> None:
-        if self.session.agent is not None:
-            self.session.agent.control.steer(text)
-            self.log_view.add_line(f"· you: {text}")
-
     async def _dialog(self, box: QMessageBox) -> int:
-        # open() does not block the event loop the way exec() would: the agent, the mirror and the log go on.
+        # open() does not block the event loop the way exec() would: the agents, the mirrors and the logs go on.
         done: asyncio.Future[int] = asyncio.get_running_loop().create_future()
         box.finished.connect(lambda result: done.done() or done.set_result(result))
         box.open()
         return await done
 
-    async def _ask(self, question: str) -> str | None:
-        from PySide6.QtWidgets import QInputDialog
-
-        dialog = QInputDialog(self)
-        dialog.setWindowTitle("The agent asks")
-        dialog.setLabelText(question)
-        done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        dialog.finished.connect(lambda result: done.done() or done.set_result(bool(result)))
-        dialog.open()
-        return dialog.textValue().strip() or None if await done else None
-
-    async def _confirm(self, description: str) -> bool:
-        box = QMessageBox(QMessageBox.Icon.Question, "Confirm", f"Allow the agent to {description}?",
-                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self)
-        return await self._dialog(box) == QMessageBox.StandardButton.Yes
-
-    # ------------------------------------------------------------ events
-
-    def _on_event(self, event: Event) -> None:
-        self.log_view.add_event(event)
-        self._speak(event)
-        if isinstance(event, RunStarted):
-            self._run_started, self._tokens, self._cost = event.time, 0, 0.0
-            self.screen_recording.covers(event.run_id)
-            for name in ("step", "tokens", "cost", "approach"):
-                self.panel.set_stat(name, "–")
-            self._clock.start()
-        if self._run_started is not None:
-            self._tick()
-        view = self.mirror_view
-        if isinstance(event, ScreenCaptured):
-            if all(event.display):
-                view.display_size = event.display
-            view.show_elements(event.element_map)
-            self.inspector.show_map(event.element_map)
-        elif isinstance(event, StepStarted):
-            self.panel.set_stat("step", f"{event.step} / {event.max_steps}")
-        elif isinstance(event, ActionStarted):
-            view.show_target(event.bounds)
-            if event.point is not None:
-                view.animate_cursor(*event.point)
-            elif event.action.action in ("swipe", "scroll") and event.bounds is not None:
-                self._animate_swipe(event)
-            view.update()
-        elif isinstance(event, PlanReceived):
-            self._tokens += event.input_tokens + event.output_tokens
-            self._cost += event.cost_usd or 0.0
-            self.panel.set_stat("tokens", f"{self._tokens:,}")
-            self.panel.set_stat("cost", f"${self._cost:.4f}")
-            if event.source == "model":
-                self.status_llm.setText(f"LLM {event.latency_ms / 1000:.1f} s")
-        elif isinstance(event, GuidanceUpdated):
-            self.panel.set_stat("approach", event.approach)
-        elif isinstance(event, RunStateChanged):
-            self.panel.set_state(event.state)
-            if event.state != "running":     # paused or stopping: what was drawn is about to be out of date
-                view.hide_overlays()
-        elif isinstance(event, RunFinished):
-            self._clock.stop()
-            view.hide_overlays()
-            view.cursor.hide()
-            self.panel.set_state("finished")
-            self._run_started = None
-            self.panel.set_stat("elapsed", f"{event.elapsed_s:.1f} s")
-            self.panel.set_stat("tokens", f"{event.input_tokens + event.output_tokens:,}")
-            self.panel.set_stat("cost", f"${event.cost_usd:.4f}")
-            self.say(f"Run {event.outcome}: {event.reason}")
-            if self.recorder.error:
-                self.say(f"History not saved: {self.recorder.error}")
-
-    def _tick(self) -> None:
-        if self._run_started is not None:
-            self.panel.set_stat("elapsed", f"{int(time.time() - self._run_started)} s")
-
-    def _speak(self, event: Event) -> None:
+    def _speak(self, pane: PhonePane, event: Event) -> None:
         name = None
-        element_map = self.inspector.element_map
+        element_map = pane.inspector.element_map
         if isinstance(event, ActionStarted) and event.action.element and element_map is not None:
             element = element_map.get(event.action.element)
             # The label's first part: "Network & internet", not its whole summary line.
@@ -504,40 +336,30 @@ class MainWindow(QMainWindow):
         if text is not None:
             self.speaker.say(text)
 
-    def _animate_swipe(self, event: ActionStarted) -> None:
-        assert event.bounds is not None
-        left, top, right, bottom = event.bounds
-        cx, cy = (left + right) / 2, (top + bottom) / 2
-        dx, dy = finger_vector(event.action.action, str(event.action.params.get("direction", "up")))
-        span_x, span_y = (right - left) * 0.3, (bottom - top) * 0.3
-        self.mirror_view.animate_cursor(cx + dx * span_x, cy + dy * span_y,
-                                        swipe_from=(cx - dx * span_x, cy - dy * span_y))
-
     async def shutdown(self) -> None:
-        """Stop the run, let go of the phone, and write the last of the history. Once, however often asked
+        """Stop every run, let go of every phone, and write the last of the history. Once, however often asked
         (the close event and the app's own exit both ask)."""
         if self._shutdown is None:
             self._shutdown = asyncio.ensure_future(self._shut_down())
         await asyncio.shield(self._shutdown)
 
     async def _shut_down(self) -> None:
-        self._reinspect.stop()
-        # What the window started for itself (a screen read for Inspect, a device list) ends with it: left
-        # running, a read against a phone being let go waits for it to come back and outlives the window.
+        # What the window started for itself (a device list, a connection) ends with it: left running, a read
+        # against a phone being let go waits for it to come back and outlives the window.
         ours = [t for t in self._tasks if t is not asyncio.current_task() and not t.done()]
         for task in ours:
             task.cancel()
         await asyncio.gather(*ours, return_exceptions=True)
-        await self.screen_recording.stop()            # the video is finished before the phone is let go
-        await self.session.close()
-        await self.recorder.aclose()
-        if self.models is not None:
-            await self.models.aclose()
-            self.models = None
+        await asyncio.gather(*(pane.close() for pane in self.deck.panes))
+        for models in (*self._retired, self.models):
+            if models is not None:
+                await models.aclose()
+        self._retired, self.models = [], None
 
     def closeEvent(self, event: QCloseEvent) -> None:
         # The shutdown itself is awaited by whoever runs the loop (``app.run_window``), which keeps the loop
-        # going until the run is stopped and the phone let go; stopping the loop first crashed every close.
-        self.sink.stop()
+        # going until the runs are stopped and the phones let go; stopping the loop first crashed every close.
+        for pane in self.deck.panes:
+            pane.sink.stop()
         self.closing.emit()
         super().closeEvent(event)

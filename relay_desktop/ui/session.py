@@ -43,6 +43,9 @@ class Session:
         self.on_connected: Callable[[str], None] | None = None   # a label for the status bar
         # Each stage of connecting, and how far along it is (0..1) when that is known.
         self.on_progress: Callable[[str, float | None], None] | None = None
+        # The live mirror ended by itself (the phone unplugged, or its server died and would not restart), with
+        # why; called on the event loop. Not called when this session lets the phone go itself.
+        self.on_lost: Callable[[str], None] | None = None
 
     def _stage(self, text: str, fraction: float | None = None) -> None:
         if self.on_progress is not None:
@@ -112,11 +115,12 @@ class Session:
         await self._release()
 
     async def _release(self) -> None:
-        for mirror in (self.mirror, self.fallback_mirror):
+        mirrors = (self.mirror, self.fallback_mirror)
+        self.mirror = self.fallback_mirror = None          # its end from here on is ours, not news
+        for mirror in mirrors:
             if mirror is not None:
                 with contextlib.suppress(Exception):
                     await mirror.stop()
-        self.mirror = self.fallback_mirror = None
         if self.device is not None:
             await self.device.close()
         if self.service is not None:
@@ -146,9 +150,16 @@ class Session:
             await self._fallback(str(exc))
             return
         self.mirror = mirror
+        loop = asyncio.get_running_loop()
+        # The stream's end is seen on the mirror's reader thread; the news goes to the loop.
+        mirror.on_end = lambda reason: loop.call_soon_threadsafe(self._mirror_ended, mirror, reason)
         self._stage("Waiting for the first frame…", 0.9)
         await mirror.first_frame()
         self.say(f"Mirroring {mirror.device_name}")
+
+    def _mirror_ended(self, mirror: MirrorClient, reason: str | None) -> None:
+        if reason and mirror is self.mirror and self.on_lost is not None:
+            self.on_lost(reason)
 
     async def _fallback(self, reason: str) -> None:
         assert self.device is not None

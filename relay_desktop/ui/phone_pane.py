@@ -1,0 +1,387 @@
+"""One phone in the window: its mirror with the overlays and cursor, its task, run, log, inspector and history,
+its own run clock and token and cost counters, its screen recording and its history recorder.
+
+The window holds one pane per connected phone (a tab or a tile each) and what they share: the settings, the
+models, the run store, the device picker, the theme and speech (see ``main_window``). Each pane has its own
+``Session`` and ``EventBus``, so two runs on two phones never see each other's events.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any, Protocol
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QMessageBox,
+    QPushButton,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from relay_desktop.agent import AgentSettings, EventBus, Handlers
+from relay_desktop.agent.settings import task_problem
+from relay_desktop.runs import RunRecorder, RunStore
+from relay_desktop.ui.device_picker import NETWORK, VIRTUAL
+from relay_desktop.ui.history import HistoryPanel
+from relay_desktop.ui.inspector import InspectorPanel
+from relay_desktop.ui.log_view import LogView
+from relay_desktop.ui.mirror_view import MirrorView
+from relay_desktop.ui.pane_events import PaneEvents
+from relay_desktop.ui.screen_recording import ScreenRecording
+from relay_desktop.ui.screen_sink import ScreenSink
+from relay_desktop.ui.session import Session
+from relay_desktop.ui.task_panel import TaskPanel
+from relay_desktop.ui.tasks import spawn
+
+__all__ = ["NO_PHONE", "PaneHost", "PhonePane"]
+
+REINSPECT_MS = 600   # a screen unchanged this long is read again for Inspect
+
+NO_PHONE = ("No phone connected: plug one in with USB debugging on and press Connect, or choose “Virtual phone "
+            "(built-in)” to try Relay Desktop without one.")
+
+MARKERS = {"running": "● running", "paused": "⏸ paused", "stopping": "■ stopping"}
+
+
+class PaneHost(Protocol):
+    """What a pane takes from the window: the models and agent settings of the moment, and the status line."""
+
+    models: Any
+    settings: AgentSettings
+
+    def status(self, text: str) -> None: ...
+
+
+class PhonePane(QWidget):
+    changed = Signal()            # its phone, state or title changed: the tab, the picker and the status bar follow
+    close_requested = Signal()    # the tile's Disconnect button (a tab has its own close button)
+
+    def __init__(self, host: PaneHost, store: RunStore, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.host = host
+        self.store = store
+        self.bus = EventBus()
+        self.sink = ScreenSink(self)
+        self.mirror_view = MirrorView(self.sink, self)
+        self.mirror_view.notice = NO_PHONE
+        self.panel = TaskPanel(self)
+        self.log_view = LogView(self)
+        self.boxes_toggle = QCheckBox("Show element &boxes", self)
+        self.boxes_toggle.setChecked(True)
+        self.boxes_toggle.toggled.connect(self._toggle_boxes)
+        self.recorder = RunRecorder(store)
+        self.recorder.attach(self.bus)
+        self.session = Session(self.bus, self.sink, self.say)
+        self.session.on_connected = self._connected
+        self.session.on_lost = self._lost
+        self.screen_recording = ScreenRecording(
+            self, lambda: self.session.mirror, store, self.say,
+            lambda: self.session.agent.run_id if self.session.running and self.session.agent else None,
+            lambda: self.recorder.flush())
+        self.label = ""                      # the phone's name, once connected
+        self.key: str | None = None          # its entry in the device picker: a serial, or VIRTUAL
+        self.connecting = False
+        self.lost: str | None = None         # why the phone went away, when it did
+        self.run_state = "idle"
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._build()
+        self.events = PaneEvents(self)
+        self.bus.subscribe(self.events.on_event)
+        self.panel.start_requested.connect(self._start)
+        self.panel.pause_requested.connect(lambda: self.session.agent and self.session.agent.control.pause())
+        self.panel.resume_requested.connect(lambda: self.session.agent and self.session.agent.control.resume())
+        self.panel.stop_requested.connect(self._stop)
+        self.panel.message_sent.connect(self._steer)
+
+    def _build(self) -> None:
+        run_tab = QWidget(self)
+        layout = QVBoxLayout(run_tab)
+        layout.addWidget(self.panel)
+        toggles = QHBoxLayout()
+        toggles.addWidget(self.boxes_toggle)
+        toggles.addStretch(1)
+        toggles.addWidget(self.screen_recording.button)
+        layout.addLayout(toggles)
+        layout.addWidget(QLabel("Log", run_tab))
+        layout.addWidget(self.log_view, 1)
+        self.inspector = InspectorPanel(self)
+        inspect_tab = QWidget(self)
+        inspect_layout = QVBoxLayout(inspect_tab)
+        self.refresh = QPushButton("&Read the screen again", inspect_tab)
+        self.refresh.setAccessibleName("Read the phone's screen again")
+        self.refresh.clicked.connect(lambda: self.spawn(self.refresh_elements()))
+        inspect_layout.addWidget(self.refresh)
+        inspect_layout.addWidget(self.inspector, 1)
+        self.tabs = QTabWidget(self)
+        self.tabs.setAccessibleName("Task, inspector and history")
+        self.tabs.addTab(run_tab, "&Task")
+        self.tabs.addTab(inspect_tab, "&Inspect")
+        self.history = HistoryPanel(self, self.store)
+        self.tabs.addTab(self.history, "&History")
+        self.tabs.currentChanged.connect(self._tab_changed)
+        self.inspector.selected.connect(self._show_selected)
+        self.inspector.hovered.connect(self._show_hovered)
+        view = self.mirror_view
+        view.clicked.connect(self._mirror_clicked)
+        view.touched.connect(self._touched)
+        view.scrolled.connect(lambda x, y, steps: self._control(lambda m, screen: m.scroll(x, y, screen, steps)))
+        view.typed.connect(lambda text: self._control(lambda m, screen: m.type_text(text)))
+        view.key_pressed.connect(lambda key: self._control(lambda m, screen: m.press_key(key)))
+        # In Inspect, boxes taken down by a screen change come back from a fresh dump once the screen is still.
+        self._reinspect = QTimer(self)
+        self._reinspect.setSingleShot(True)
+        self._reinspect.setInterval(REINSPECT_MS)
+        self._reinspect.timeout.connect(lambda: self._reinspect_now())
+        view.overlays_stale.connect(self._overlays_stale)
+        # Side by side, each tile says whose phone it is and can be let go of; in a tab, the tab does that.
+        self.header = QWidget(self)
+        header = QHBoxLayout(self.header)
+        header.setContentsMargins(4, 2, 4, 2)
+        self.header_title = QLabel("", self.header)
+        self.header_title.setAccessibleName("Phone of this tile")
+        self.disconnect_button = QPushButton("Disconnect", self.header)
+        self.disconnect_button.setAccessibleName("Disconnect this phone")
+        self.disconnect_button.clicked.connect(self.close_requested)
+        header.addWidget(self.header_title, 1)
+        header.addWidget(self.disconnect_button)
+        self.header.hide()
+        splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        splitter.addWidget(view)
+        splitter.addWidget(self.tabs)
+        splitter.setStretchFactor(0, 1)
+        splitter.setStretchFactor(1, 1)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(self.header)
+        outer.addWidget(splitter, 1)
+
+    # ------------------------------------------------------------ the phone
+
+    @property
+    def free(self) -> bool:
+        """No phone here and none on its way: a new connection can use this pane."""
+        return self.session.device is None and not self.connecting and not self.session.running
+
+    def title(self) -> str:
+        if self.connecting:
+            return "Connecting…"
+        if self.session.device is None and self.lost is None:
+            return "No phone"
+        name = self.label or "Phone"
+        if self.lost is not None:
+            return f"{name}  ⚠ disconnected"
+        marker = MARKERS.get(self.run_state) if self.session.running else None
+        return f"{name}  {marker}" if marker else name
+
+    def set_tiled(self, tiled: bool, current: bool = False) -> None:
+        """Side by side: the header shows (marked when this tile is the current one)."""
+        self.header.setVisible(tiled)
+        self.header_title.setText(self.title())
+        self.header_title.setStyleSheet("font-weight: bold" if current else "")
+
+    async def connect(self, kind: str, extra: str = "") -> bool:
+        """Connect what the picker chose here: a serial, the virtual phone, or a network address."""
+        self.connecting, self.lost = True, None
+        self.mirror_view.notice = "Connecting…"
+        self.mirror_view.clear_frame()
+        self.changed.emit()
+        try:
+            if kind == VIRTUAL:
+                await self.session.start_virtual_phone()
+            elif kind == NETWORK:
+                address, _, server = extra.partition("\n")
+                await self.session.connect_network(address, server)
+            else:
+                await self.session.connect(kind)
+        except Exception as exc:  # every way connecting fails ends here, as one plain sentence
+            self.screen_recording.available(False)
+            self.say(f"Could not connect: {exc}")
+            self.label, self.key = "", None
+            self.mirror_view.notice = f"Could not connect: {exc}\n\n{NO_PHONE}"
+            self.mirror_view.update()
+            return False
+        finally:
+            self.connecting = False
+            self.changed.emit()
+        self.screen_recording.available(self.session.mirror is not None)
+        device = self.session.device
+        self.key = VIRTUAL if kind == VIRTUAL else device.serial if device else None
+        self.changed.emit()
+        return True
+
+    def _connected(self, label: str) -> None:
+        self.label = label
+        self.mirror_view.display_size = self.session.display_size   # boxes map through the whole display
+        self.changed.emit()
+
+    def _lost(self, reason: str) -> None:
+        """The live mirror ended by itself: say so here, and find out whether the phone itself is gone."""
+        self.say(f"The live mirror of {self.label or 'the phone'} ended: {reason}")
+        self.screen_recording.available(False)
+        self.spawn(self._check_gone())
+
+    async def _check_gone(self) -> None:
+        device = self.session.device
+        if device is None:
+            return
+        try:
+            states = {d.serial: d.state for d in await self.session.adb.devices()}
+        except Exception as exc:  # the adb server itself is gone: the phone is unreachable too
+            states, why = {}, str(exc)
+        else:
+            why = f"adb lists it as {states[device.serial]}" if device.serial in states else "adb no longer lists it"
+        if states.get(device.serial) != "device":
+            self.mark_lost(f"{device.serial} was disconnected ({why})")
+
+    def mark_lost(self, reason: str) -> None:
+        if self.lost is None:
+            self.lost = reason
+            self.say(f"This phone is gone: {reason}. Close its tab, or plug it in and connect it again.")
+            self.mirror_view.notice = f"Disconnected: {reason}"
+            self.mirror_view.update()
+            self.changed.emit()
+
+    def say(self, text: str) -> None:
+        self.host.status(f"{self.label}: {text}" if self.label else text)
+        self.log_view.add_line(f"· {text}")
+
+    def _toggle_boxes(self, on: bool) -> None:
+        self.mirror_view.show_boxes = on
+        self.mirror_view.update()
+
+    def spawn(self, coroutine: Any) -> None:
+        spawn(coroutine, self._tasks)
+
+    # ------------------------------------------------------------ inspect
+
+    @property
+    def inspecting(self) -> bool:
+        return self.tabs.currentIndex() == 1
+
+    def _tab_changed(self, index: int) -> None:
+        if index == 2:
+            self.spawn(self.history.refresh())
+        if index == 1:
+            self.spawn(self.refresh_elements())
+        elif not self.session.running:    # Inspect's boxes are for Inspect; a run draws its own
+            self.mirror_view.hide_overlays()
+        else:
+            self.mirror_view.selected = self.mirror_view.hovered = None
+            self.mirror_view.update()
+
+    async def refresh_elements(self) -> None:
+        """Dump the screen now (not only during runs) so any screen can be inspected."""
+        from relay_desktop.perception import build_element_map
+
+        if self.session.device is None:
+            return
+        xml = await self.session.device.dump_hierarchy()
+        element_map = await asyncio.to_thread(build_element_map, xml, self.inspector.element_map)
+        self.mirror_view.show_elements(element_map)
+        self.inspector.show_map(element_map)
+
+    def _overlays_stale(self) -> None:
+        if self.inspecting and not self.session.running:
+            self._reinspect.start()               # restarted by every change: waits for a still screen
+
+    def _reinspect_now(self) -> None:
+        if self.inspecting and not self.session.running:
+            self.spawn(self.refresh_elements())
+
+    def _mirror_clicked(self, x: float, y: float) -> None:
+        if self.inspecting and self.inspector.element_map is not None:
+            self.inspector.select(self.inspector.element_map.element_at(x, y))
+
+    def _show_selected(self, element: Any) -> None:
+        self.mirror_view.selected = element.bounds if element is not None else None
+        self.mirror_view.update()
+
+    def _show_hovered(self, element: Any) -> None:
+        self.mirror_view.hovered = element.bounds if element is not None else None
+        self.mirror_view.update()
+
+    # ------------------------------------------------------------ control (the user's hands on the phone)
+
+    def _control(self, action: Any) -> None:
+        """Send the user's input to the phone; during a run, the agent pauses first (takeover)."""
+        mirror = self.session.mirror
+        if self.inspecting or mirror is None or mirror.frame_size is None:
+            return
+        agent = self.session.agent
+        if agent is not None and agent.control.state == "running":
+            agent.control.pause("you took over the phone")
+            self.say("You took over: the agent is paused. Press Resume to let it carry on.")
+        self.spawn(action(mirror, self.mirror_view.screen_size()))
+
+    def _touched(self, kind: str, x: float, y: float) -> None:
+        from relay_desktop.mirror.protocol import MotionAction
+
+        action = {"down": MotionAction.DOWN, "move": MotionAction.MOVE, "up": MotionAction.UP}[kind]
+        self._control(lambda m, screen: m.touch(action, x, y, screen))
+
+    # ------------------------------------------------------------ runs
+
+    def _start(self, task: str) -> None:
+        problem = task_problem(task)
+        if problem is not None:
+            self.say(f"Cannot start: {problem}.")
+            self.panel.task.setFocus()
+            return
+        if self.session.device is None or self.lost is not None:
+            self.say("Connect a phone first (or start the virtual phone).")
+            return
+        self.panel.set_state("running")
+        self.session.start_run(task, self.host.models, self.host.settings,
+                               Handlers(ask_user=self._ask, confirm=self._confirm))
+
+    def _stop(self) -> None:
+        if self.session.agent is not None:
+            self.spawn(self.session.agent.control.stop())
+
+    def _steer(self, text: str) -> None:
+        if self.session.agent is not None:
+            self.session.agent.control.steer(text)
+            self.log_view.add_line(f"· you: {text}")
+
+    async def _ask(self, question: str) -> str | None:
+        # open(), not exec(): the agents, the mirrors and the logs of every phone go on while it waits.
+        dialog = QInputDialog(self)
+        dialog.setWindowTitle(f"The agent asks ({self.label})" if self.label else "The agent asks")
+        dialog.setLabelText(question)
+        done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        dialog.finished.connect(lambda result: done.done() or done.set_result(bool(result)))
+        dialog.open()
+        return dialog.textValue().strip() or None if await done else None
+
+    async def _confirm(self, description: str) -> bool:
+        box = QMessageBox(QMessageBox.Icon.Question, f"Confirm ({self.label})" if self.label else "Confirm",
+                          f"Allow the agent to {description}?",
+                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self)
+        done: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        box.finished.connect(lambda result: done.done() or done.set_result(result))
+        box.open()
+        return await done == QMessageBox.StandardButton.Yes
+
+    def elapsed(self) -> float | None:
+        started = self.events.run_started
+        return None if started is None else time.time() - started
+
+    async def close(self) -> None:
+        """Stop the run, let go of the phone (and its virtual phone), and write the last of its history."""
+        self._reinspect.stop()
+        self.events.stop_clock()
+        ours = [t for t in self._tasks if t is not asyncio.current_task() and not t.done()]
+        for task in ours:
+            task.cancel()
+        await asyncio.gather(*ours, return_exceptions=True)
+        await self.screen_recording.stop()            # the video is finished before the phone is let go
+        await self.session.close()
+        await self.recorder.aclose()
