@@ -341,6 +341,8 @@ class PhonePane(QWidget):
         self.panel.set_state("running")
         self.session.start_run(task, self.host.models, self.host.settings,
                                Handlers(ask_user=self._ask, confirm=self._confirm))
+        self.run_state = "running"
+        self.changed.emit()
 
     def _stop(self) -> None:
         if self.session.agent is not None:

@@ -63,7 +63,10 @@ class TaskPanel(QWidget):
         self.resume.clicked.connect(self.resume_requested)
         self.stop.clicked.connect(self.stop_requested)
         self.message.returnPressed.connect(self._send)
-        QShortcut(QKeySequence("Ctrl+Return"), self.task, self._start)
+        # Only while the task box has the focus: side by side, every phone's panel has this shortcut, and one
+        # key bound in several places of a window does nothing at all.
+        start = QShortcut(QKeySequence("Ctrl+Return"), self.task, self._start)
+        start.setContext(Qt.ShortcutContext.WidgetShortcut)
         self.set_state("idle")
 
     def _start(self) -> None:
