@@ -201,11 +201,13 @@ async def test_set_value_moves_a_slider_to_the_value(adb_server: AdbTestServer, 
 
 
 def test_no_agent_module_imports_the_orchestrator() -> None:
-    """The step runner gets what it needs (run_state.RunState), not a back-reference to the orchestrator."""
+    """The step runner gets what it needs (run_state.RunState), not a back-reference to the orchestrator. Only
+    loops themselves may: a split screen's window loop is an orchestrator, and its coordinator runs two of them
+    in place of the run's own."""
     agent = Path(__file__).resolve().parents[1] / "relay_desktop" / "agent"
     offenders = []
     for path in agent.glob("*.py"):
-        if path.name in ("orchestrator.py", "__init__.py"):
+        if path.name in ("orchestrator.py", "__init__.py", "window_loop.py", "split_screen.py"):
             continue
         tree = ast.parse(path.read_text())
         for node in ast.walk(tree):

@@ -138,10 +138,15 @@ def test_answer_is_tidied_and_a_bad_index_clamped() -> None:
 
 
 def test_split_screen_is_parsed_when_given() -> None:
-    data = plan_data(split_screen={"apps": ["Chrome", "Keep Notes"], "reason": "copy the address into a note"})
+    data = plan_data(split_screen={"apps": ["Chrome", "Keep Notes"], "goals": ["Read the address", "Note it"],
+                                   "reason": "copy the address into a note"})
     assert PlanningResult.from_data(data).split_screen == SplitScreenRecommendation(
-        ("Chrome", "Keep Notes"), "copy the address into a note")
+        ("Chrome", "Keep Notes"), ("Read the address", "Note it"), "copy the address into a note")
     assert PlanningResult.from_data(plan_data()).split_screen is None
+    # Goals are asked for, but a recommendation without them still names its apps; one app twice is no split.
+    assert PlanningResult.from_data(plan_data(split_screen={"apps": ["Chrome", "Keep Notes"]})).split_screen == \
+        SplitScreenRecommendation(("Chrome", "Keep Notes"))
+    assert PlanningResult.from_data(plan_data(split_screen={"apps": ["Chrome", "chrome"]})).split_screen is None
 
 
 async def test_initial_plan_asks_the_planning_model_with_screen_screenshot_apps_and_knowledge() -> None:
@@ -250,7 +255,9 @@ def test_the_contract_accepts_good_plans_and_refuses_bad_ones() -> None:
     from relay_desktop.llm.output import check_schema, validate
 
     check_schema(PLANNING_CONTRACT.schema)
-    assert validate(plan_data(diagnosis="x", split_screen={"apps": ["a", "b"]}), PLANNING_CONTRACT.schema) == []
+    assert validate(plan_data(diagnosis="x", split_screen={"apps": ["a", "b"], "goals": ["c", "d"]}),
+                    PLANNING_CONTRACT.schema) == []
+    assert validate(plan_data(split_screen={"apps": ["a", "b"]}), PLANNING_CONTRACT.schema)   # goals missing
     four = plan_data()
     four["approaches"] = four["approaches"] * 2
     assert validate(four, PLANNING_CONTRACT.schema)

@@ -11,11 +11,14 @@ iteration's capture — the one the next plan needs anyway — so verification c
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import json
 import logging
 import time
 import uuid
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import replace
 from typing import Any
 
@@ -103,6 +106,9 @@ class Orchestrator:
         self.state: RunState | None = None
         self.ocr: OcrEngine | None = OcrEngine.load() if self.settings.ocr and self.settings.screenshots else None
         self._ocr_last: tuple[bytes, tuple[int, int], list[OcrText]] | None = None  # picture, size, lines
+        # Held while this loop looks at or acts on the phone: a split screen's two loops take turns on it.
+        self.device_turn: Callable[[], AbstractAsyncContextManager[Any]] = contextlib.nullcontext
+        self.split_screen_tried = False
 
     def emit(self, event: Any) -> None:
         self.bus.emit(event)
@@ -169,6 +175,12 @@ class Orchestrator:
         problem = task_problem(task)
         if problem is not None:
             return "error", problem
+        self._build(task)
+        await self._announce()
+        return await self._loop()
+
+    def _build(self, task: str) -> None:
+        """The run's parts: conversation, guards, executor, supervisors, the step runner."""
         self.conversation = Conversation(task)
         self.guards = LoopGuards()
         self.executor = Executor(self.phone, self.control, shell_allowed=self.settings.shell_allowed)
@@ -186,6 +198,9 @@ class Orchestrator:
         self._fallback: Any = None
         self.steps = PlanRunner(self.state)
         self.reviewer = Reviewer(self.state, self.steps)
+
+    async def _announce(self) -> None:
+        """What the log says before the first step: who plans, how the screen is read."""
         if self.fallback_mode:
             self.log("No model is configured: the rule-based fallback planner drives this run.", "warning")
         if self.ocr is None and self.settings.ocr and self.settings.screenshots:
@@ -196,6 +211,8 @@ class Orchestrator:
         start_reading = getattr(self.phone, "start_reading", None)
         if start_reading is not None:     # how the screen is read (the fast server, or uiautomator dump)
             self.log(await start_reading())
+
+    async def _loop(self) -> tuple[Outcome, str]:
         previous: Observation | None = None
         step_started = time.monotonic()
         for iteration in range(1, self.settings.max_steps + 1):
@@ -224,9 +241,11 @@ class Orchestrator:
         iteration, coordinator, state = self.iteration, self.coordinator, self.state
         assert state is not None
         await coordinator.adopt(iteration)
-        if previous is None:
-            await self._settle_before_first_look()
-        observation = await self.capture(previous.element_map if previous else None)
+        await self._split_screen_if_recommended()
+        async with self.device_turn():
+            if previous is None:
+                await self._settle_before_first_look()
+            observation = await self.capture(previous.element_map if previous else None)
         coordinator.newest = observation
         diff = diff_maps(previous.element_map, observation.element_map) if previous is not None else None
         still = previous is not None and no_visible_effect(previous, observation)
@@ -249,6 +268,7 @@ class Orchestrator:
         else:
             await coordinator.check_progress(observation, iteration, self.steps.transcript, novel=novel)
             await coordinator.adopt(iteration)       # a recovery plan it called for, before the next plan
+            await self._split_screen_if_recommended()
         await coordinator.last_resort(observation, iteration)
         # ... and what the user said, which is an instruction.
         notes = await self.reviewer.human_checks(observation)
@@ -261,9 +281,24 @@ class Orchestrator:
             screen_texts = [" · ".join(p for p in (e.label, e.value) if p) for e in observation.element_map.elements]
             self.memory.add(plan.remember, iteration, observation.app, screen_texts)
             self.conversation.facts = as_data(self.memory.text())
-        await self.steps.execute(plan, observation)
-        await self._settle()
+        async with self.device_turn():
+            await self.steps.execute(plan, observation)
+            await self._settle()
         return observation
+
+    async def _split_screen_if_recommended(self) -> None:
+        """The planning agent recommended two apps side by side: the split-screen coordinator takes the rest of
+        the run (once; if the phone cannot enter split screen, this loop carries on, told why)."""
+        plan = self.coordinator.current
+        if (plan is None or plan.split_screen is None or self.split_screen_tried or not self.settings.split_screen
+                or self.fallback_mode):
+            return
+        self.split_screen_tried = True
+        from relay_desktop.agent.split_screen import SplitScreenCoordinator
+
+        finished = await SplitScreenCoordinator(self, plan.split_screen).run()
+        if finished is not None:
+            raise RunFinishedSignal(*finished)
 
     async def _refresh_pinned(self, observation: Observation) -> None:
         """The pinned message's phone section: device and apps once, what the apps can do once it is known."""

@@ -57,9 +57,12 @@ class Approach:
 
 @dataclass(frozen=True)
 class SplitScreenRecommendation:
-    """Two apps to run side by side (e.g. copy from one into the other). Parsed and kept; not acted on yet."""
+    """Two apps to run side by side, each with its part of the task (e.g. read in one, type into the other).
+    The first goes in the top half (left in landscape), the second below it, where the keyboard rises. Consumed
+    by the split-screen coordinator, never shown to the fast agent as guidance."""
 
     apps: tuple[str, str]
+    goals: tuple[str, str] = ("", "")
     reason: str = ""
 
 
@@ -143,9 +146,11 @@ def _split_screen(raw: Any) -> SplitScreenRecommendation | None:
     if not isinstance(raw, Mapping):
         return None
     apps = [_line(a) for a in raw.get("apps") or () if _line(a)]
-    if len(apps) != 2:
+    if len(apps) != 2 or apps[0].lower() == apps[1].lower():
         return None
-    return SplitScreenRecommendation((apps[0], apps[1]), _line(raw.get("reason") or ""))
+    goals = [_line(g) for g in raw.get("goals") or ()][:2]
+    goals += [""] * (2 - len(goals))
+    return SplitScreenRecommendation((apps[0], apps[1]), (goals[0], goals[1]), _line(raw.get("reason") or ""))
 
 
 _APPROACH_SCHEMA: dict[str, Any] = {
@@ -172,9 +177,13 @@ PLANNING_SCHEMA: dict[str, Any] = {
         "split_screen": {
             "type": "object",
             "description": "only when the task needs two apps open side by side",
-            "properties": {"apps": {"type": "array", "items": {"type": "string"}, "minItems": 2, "maxItems": 2},
-                           "reason": {"type": "string"}},
-            "required": ["apps"],
+            "properties": {
+                "apps": {"type": "array", "items": {"type": "string"}, "minItems": 2, "maxItems": 2,
+                         "description": "[the app read from (top half), the app typed into (bottom half)]"},
+                "goals": {"type": "array", "items": {"type": "string"}, "minItems": 2, "maxItems": 2,
+                          "description": "what to get done in each app, in the same order"},
+                "reason": {"type": "string"}},
+            "required": ["apps", "goals"],
         },
     },
     "required": ["approaches", "recommended_index"],
@@ -206,7 +215,12 @@ on the home screen; prefer the app's own search, shortcuts and deep settings pag
 - Anticipate obstacles: sign-in walls, permission dialogs, pop-ups, the keyboard covering fields.
 - Sending, paying, deleting and installing are confirmed by the user; plan them, do not avoid them.
 - Never plan to type a password or code the user did not give.
-- Set split_screen only when the task truly needs two apps side by side (e.g. copying between them).
+- Set split_screen only when the task truly needs two apps side by side: what one shows is typed into the \
+other, or the user asks for split screen. Both apps must be installed. Then the phone is put in split screen \
+and two agents work at once, one per app: apps lists the app read from first (it goes in the top half) and \
+the app typed into second (the bottom half, above the keyboard); goals says what each agent gets done in its \
+app, e.g. ["Open the 'Trip' note and note the flight number", "Text Ann the flight number"]. They share what \
+they note, so the second can use what the first found.
 
 {UNTRUSTED_NOTICE}"""
 

@@ -34,6 +34,7 @@ class AgentSettings:
     ocr: bool = field(default_factory=lambda: os.environ.get("RELAY_DESKTOP_OCR", "on").lower() not in
                       ("off", "0", "false", "no"))
     planning: bool = True                  # the planning agent (initial + recovery guidance)
+    split_screen: bool = True              # two apps side by side, one loop each, when the planning agent says so
     verify_completion: bool = True         # check the fast agent's "complete" before ending as a success
     progress_every: int = 3                # progress check after this many stale iterations
     failure_replan: int = 3                # step failures since the last plan that call the planning agent

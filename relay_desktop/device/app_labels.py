@@ -6,6 +6,10 @@ names apps from a table of well-known packages and falls back to a readable gues
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from relay_desktop.device.models import AppInfo
+
 KNOWN_LABELS = {
     "com.android.chrome": "Chrome",
     "com.android.settings": "Settings",
@@ -50,3 +54,18 @@ def label_for(package: str) -> str:
     if not parts:
         return package
     return parts[-1].replace("_", " ").capitalize()
+
+
+def matching_apps(apps: Sequence[AppInfo], query: str) -> list[AppInfo]:
+    """The apps a person's name for an app means ("chrome", "Keep Notes", a package), by the first of these
+    that matches any: the package itself, the label, a label starting with it, a label or package holding it."""
+    query = query.strip()
+    lowered = query.lower()
+    for test in (lambda a: a.package == query,
+                 lambda a: a.label.lower() == lowered,
+                 lambda a: a.label.lower().startswith(lowered),
+                 lambda a: lowered in a.label.lower() or lowered in a.package.lower()):
+        matches = [a for a in apps if test(a)]
+        if matches:
+            return matches
+    return []

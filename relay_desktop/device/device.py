@@ -316,20 +316,12 @@ class Device(ScreenReading):
     async def resolve_app(self, name_or_package: str) -> str:
         """A package name for an app named like the user would name it ("chrome", "Keep Notes")."""
         query = name_or_package.strip()
-        apps = await self.installed_apps()
-        packages = {a.package for a in apps}
-        if query in packages:
-            return query
-        lowered = query.lower()
-        for test in (lambda a: a.label.lower() == lowered,
-                     lambda a: a.label.lower().startswith(lowered),
-                     lambda a: lowered in a.label.lower() or lowered in a.package.lower()):
-            matches = [a for a in apps if test(a)]
-            if len(matches) == 1:
-                return matches[0].package
-            if matches:
-                names = ", ".join(f"{a.label} ({a.package})" for a in matches[:5])
-                raise AppNotFoundError(f"'{query}' matches several apps: {names}")
+        matches = app_labels.matching_apps(await self.installed_apps(), query)
+        if len(matches) == 1:
+            return matches[0].package
+        if matches:
+            names = ", ".join(f"{a.label} ({a.package})" for a in matches[:5])
+            raise AppNotFoundError(f"'{query}' matches several apps: {names}")
         if "." in query and " " not in query:
             check = await self.shell(f"pm path {shell_quote(query)}", idempotent=True)
             if check.exit_code == 0 and "package:" in check.stdout:
