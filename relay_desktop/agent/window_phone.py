@@ -10,9 +10,10 @@ half. :class:`WindowPhone` wraps the real phone for one app of the pair:
 - a swipe that does not lie inside this half (an untargeted scroll is aimed at the middle of the whole screen,
   which is the divider) is scaled into it;
 - keys and text go to the focused half, which is the half touched last. Before a key or text reaches the phone,
-  a half that does not have the focus taps a spot of its own that does nothing (a plain label), as a person
-  taps an app to use it; the halves' turns on the phone are serialised by the coordinator, so nothing comes
-  between that tap and the key;
+  a half that does not have the focus takes it back the way a person would: it taps its text field again (the
+  focused one, or the one it tapped last), at its end, so the cursor stays after the text; with no field, a spot
+  that does nothing (a plain label). The halves' turns on the phone are serialised by the coordinator, so
+  nothing comes between that tap and the key;
 - Home, Recents, the notification shade and opening another app would end split screen for both loops: they
   are refused with a reason the model can act on.
 """
@@ -80,6 +81,8 @@ class WindowPhone:
         self.hidden: Bounds | None = None      # the other app's window
         self.display = (0, 0)                  # the dump's extent: what the screenshot's pixels map to
         self._quiet: tuple[int, int] | None = None   # a spot of this half that a tap does nothing on
+        self._fields: list[_Field] = []               # this half's text fields, from the newest dump
+        self._last_field: str = ""                    # the one this half tapped last (its key)
 
     def __getattr__(self, name: str) -> Any:
         # Everything this half does not change (settling, notices, app lists, the device's context) is the phone's.
@@ -114,6 +117,9 @@ class WindowPhone:
         for window in [*hidden, *(w for w in _windows(root) if _is_divider(w))]:
             root.remove(window)
         self._quiet = next((p for w in own if (p := _quiet_spot(w, self.own))), None)
+        self._fields = [_Field(b, node.get("focused") == "true", _field_key(node, number))
+                        for w in own for number, node in enumerate(n for n in w.iter() if _editable(n))
+                        if (b := _bounds(node)) is not None and not b.empty]
         return ET.tostring(root, encoding="unicode")
 
     async def screenshot(self) -> Image.Image:
@@ -151,6 +157,9 @@ class WindowPhone:
     async def tap(self, x: int, y: int) -> None:
         await self.phone.tap(x, y)
         self._touched(x, y)
+        field = next((f for f in self._fields if f.bounds.contains_point(x, y)), None)
+        if field is not None:
+            self._last_field = field.key
 
     async def long_press(self, x: int, y: int, duration_ms: int = 800) -> None:
         await self.phone.long_press(x, y, duration_ms)
@@ -201,10 +210,33 @@ class WindowPhone:
     async def _take_focus(self) -> None:
         if self.focus.package in ("", self.package):
             return
-        if self._quiet is None:
+        # The field may have moved (the keyboard came and went): it is found again by its id.
+        fields = [f for f in self._fields if f.focused] + [f for f in self._fields if f.key == self._last_field]
+        if fields:
+            field = fields[0].bounds
+            await self.tap(max(field.left + 1, field.right - 12), field.center[1])
+        elif self._quiet is not None:
+            await self.tap(*self._quiet)
+        else:
             raise StepError(f"the other app of the split screen has the focus, so keys would go there: tap "
                             f"an element of {self.label} first")
-        await self.tap(*self._quiet)
+
+
+@dataclass(frozen=True)
+class _Field:
+    bounds: Bounds
+    focused: bool
+    key: str          # its resource id, or its place among the window's fields when it has none
+
+
+def _field_key(node: ET.Element, number: int) -> str:
+    return node.get("resource-id") or f"#{number}"
+
+
+def _editable(node: ET.Element) -> bool:
+    """A text field, as the dump tells it: an EditText (or a subclass named so), or a node marked editable."""
+    cls = node.get("class") or node.tag
+    return node.get("editable") == "true" or cls.endswith(("EditText", "AutoCompleteTextView"))
 
 
 def _quiet_spot(window: ET.Element, own: Bounds | None) -> tuple[int, int] | None:
