@@ -114,3 +114,83 @@ async def test_split_screen_task_end_to_end(adb_server: AdbTestServer, sim: Virt
     finished = [e for e in events if isinstance(e, RunFinished)]
     assert len(finished) == 1 and finished[0].outcome == "success"
     assert len([e for e in events if isinstance(e, ActionStarted)]) >= 4
+
+
+class Parts:
+    """Plans split screen, then answers each half with ``answer(part, request)`` (may be awaitable)."""
+
+    def __init__(self, answer: Any) -> None:
+        self.answer = answer
+        self.asked: dict[str, list[LLMRequest]] = {"Keep Notes": [], "Messages": []}
+
+    def __call__(self, role: Role, request: LLMRequest) -> Any:
+        if role == "planning":
+            return PLAN
+        if request.contract is None or request.contract.name != "act":
+            return {"done": True, "reason": "fine"} if role == "verifier" else {"progressing": True, "reason": "ok"}
+        for part in self.asked:
+            if f"You work in {part}" in request.messages[0].text:
+                self.asked[part].append(request)
+                return self.answer(part, request)
+        return act({"action": "wait", "seconds": 1})
+
+
+async def start_split(adb_server: AdbTestServer, sim: VirtualPhoneService, parts: Parts,
+                      bus: EventBus) -> tuple[Orchestrator, asyncio.Task[Any]]:
+    task = TASKS_BY_ID["split_cabin_wifi_to_grace"]
+    task.setup(sim.phone)
+    device = await adb_server.server().device(sim.serial)
+    run = Orchestrator(device, ScriptedModels(parts), bus=bus, settings=AgentSettings(max_steps=20, ocr=False))
+    return run, asyncio.ensure_future(run.run(task.goal))
+
+
+async def until(condition: Any, timeout: float = 30) -> None:
+    async def poll() -> None:
+        while not condition():
+            await asyncio.sleep(0.05)
+    await asyncio.wait_for(poll(), timeout)
+
+
+async def test_stop_during_split_screen_ends_both_halves(adb_server: AdbTestServer,
+                                                         sim: VirtualPhoneService) -> None:
+    never = asyncio.Event()
+
+    async def hang(part: str, request: LLMRequest) -> dict[str, Any]:
+        await never.wait()
+        return act({"action": "wait", "seconds": 1})
+
+    parts, bus, events = Parts(hang), EventBus(), []
+    bus.subscribe(events.append)
+    run, running = await start_split(adb_server, sim, parts, bus)
+    await until(lambda: all(parts.asked.values()))          # both halves are waiting for their models
+    await asyncio.wait_for(run.control.stop(), 10)
+    result = await asyncio.wait_for(running, 10)
+    assert result.outcome == "stopped"
+    assert [e.outcome for e in events if isinstance(e, RunFinished)] == ["stopped"]
+
+
+async def test_the_users_message_reaches_both_halves_and_one_failing_ends_the_run(
+        adb_server: AdbTestServer, sim: VirtualPhoneService) -> None:
+    steered = asyncio.Event()
+
+    async def answer(part: str, request: LLMRequest) -> dict[str, Any]:
+        if len(parts.asked[part]) == 1:
+            await steered.wait()
+            return act({"action": "wait", "seconds": 0.2})
+        if part == "Keep Notes":
+            return act({"action": "fail", "reason": "there is no cabin note"})
+        await asyncio.sleep(60)          # the other half is still thinking when its partner gives up
+        return act({"action": "wait", "seconds": 1})
+
+    parts, bus, events = Parts(answer), EventBus(), []
+    bus.subscribe(events.append)
+    run, running = await start_split(adb_server, sim, parts, bus)
+    await until(lambda: all(parts.asked.values()))
+    run.control.steer("the password is case-sensitive")
+    steered.set()
+    result = await asyncio.wait_for(running, 30)
+    assert (result.outcome, result.reason) == ("failed", "in Keep Notes: there is no cabin note")
+    for part, requests in parts.asked.items():
+        assert len(requests) == 2, part
+        assert "USER MESSAGE (sent during the run): the password is case-sensitive" in requests[1].messages[-1].text
+    assert [e.outcome for e in events if isinstance(e, RunFinished)] == ["failed"]

@@ -38,6 +38,7 @@ class RunControl:
         self._stop_requested = False
         self._task: asyncio.Task[object] | None = None
         self._messages: list[str] = []
+        self._read: dict[int, int] = {}         # reader → how many messages it has read
         self.on_change: Callable[[State, str], None] | None = None
 
     @property
@@ -69,9 +70,18 @@ class RunControl:
         if message.strip():
             self._messages.append(message.strip())
 
-    def take_messages(self) -> list[str]:
-        messages, self._messages = self._messages, []
-        return messages
+    def take_messages(self, reader: int = 0) -> list[str]:
+        """The user's messages this reader has not read yet. A split screen's two loops are readers of their
+        own, so each hears every message sent while they run."""
+        start = self._read.get(reader, 0)
+        self._read[reader] = len(self._messages)
+        return self._messages[start:]
+
+    def new_reader(self) -> int:
+        """A reader that hears only what is sent from now on."""
+        reader = max(self._read, default=0) + 1
+        self._read[reader] = len(self._messages)
+        return reader
 
     async def stop(self, timeout: float = 5.0) -> None:
         """Cancel the run and wait until it has finished (its last events emitted). A second caller (Stop, then

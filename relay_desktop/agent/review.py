@@ -122,7 +122,7 @@ class Reviewer:
         """Messages the user typed during the run; a sign-in screen: ask the user once per screen instead of
         letting the model guess credentials."""
         run = self.run
-        notes = [f"USER MESSAGE (sent during the run): {m}" for m in run.control.take_messages()]
+        notes = [f"USER MESSAGE (sent during the run): {m}" for m in run.control.take_messages(run.reader)]
         for message in notes:
             run.log(message)
         if sign_in_screen(observation.element_map) and observation.layout_hash not in self._asked_sign_in:

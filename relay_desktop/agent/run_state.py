@@ -45,6 +45,7 @@ class RunState:
     iteration: int = 0
     consecutive_errors: int = 0
     plan_latency_s: float = 0.0
+    reader: int = 0          # which reader of the user's messages this loop is (see RunControl.take_messages)
 
     def log(self, message: str, level: str = "info") -> None:
         self.emit(LogLine(run_id=self.run_id, message=message, level=level, step=self.iteration or None))

@@ -85,6 +85,8 @@ class WindowAgentLoop(Orchestrator):
         # part that goes wrong still calls for recovery plans of its own.
         self.coordinator.current = PlanningResult(
             (Approach(f"Your part, in {self.window.label}", self.part.split("\n", 1)[0], (), 1.0),), 0)
+        assert self.state is not None
+        self.state.reader = self.control.new_reader()     # both halves hear what the user says from now on
 
     async def _announce(self) -> None:
         """The run has said how it plans and reads the screen; a part has nothing to add."""
