@@ -41,6 +41,7 @@ class AppSettings:
     screenshots: bool = True
     shell_allowed: tuple[str, ...] = ()
     speak_progress: bool = False
+    split_screen: bool = True               # the planning agent may put two apps side by side
     theme: str = "system"                   # "system" (follow the desktop), "light" or "dark"
     problem: str = ""                       # why the saved file was not used, if it was not
 
@@ -55,7 +56,7 @@ class AppSettings:
     def agent_settings(self, **overrides: Any) -> AgentSettings:
         values: dict[str, Any] = {"max_steps": self.max_steps, "screenshots": self.screenshots,
                                   "screenshot_max_bytes": self.screenshot_max_kb * 1000,
-                                  "shell_allowed": self.shell_allowed}
+                                  "shell_allowed": self.shell_allowed, "split_screen": self.split_screen}
         values.update(overrides)
         return AgentSettings(**values)
 
@@ -63,7 +64,7 @@ class AppSettings:
         return {"version": SETTINGS_VERSION, "llm": self.llm.to_dict(), "max_steps": self.max_steps,
                 "screenshot_max_kb": self.screenshot_max_kb, "screenshots": self.screenshots,
                 "shell_allowed": list(self.shell_allowed), "speak_progress": self.speak_progress,
-                "theme": self.theme}
+                "split_screen": self.split_screen, "theme": self.theme}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> AppSettings:
@@ -77,6 +78,7 @@ class AppSettings:
                    screenshots=bool(data.get("screenshots", True)),
                    shell_allowed=tuple(str(p) for p in data.get("shell_allowed", [])),
                    speak_progress=bool(data.get("speak_progress", False)),
+                   split_screen=bool(data.get("split_screen", True)),
                    theme=str(data.get("theme", "system")))
 
     @classmethod

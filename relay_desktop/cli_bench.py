@@ -35,7 +35,7 @@ from relay_desktop.bench_report import (
     format_row,
     header,
 )
-from relay_desktop.cli_run import add_model_options, models_from_args, start_mirror
+from relay_desktop.cli_run import add_model_options, add_split_screen_option, models_from_args, start_mirror
 
 __all__ = ["BenchRow", "BenchRun", "register", "run_bench"]
 
@@ -56,6 +56,7 @@ def register(commands: Any) -> None:
     bench.add_argument("--json", action="store_true",
                        help="one JSON object per task, then {\"summary\": {...}}, instead of a table")
     bench.add_argument("--no-history", action="store_true", help="do not save the runs in the run history")
+    add_split_screen_option(bench)
     bench.add_argument("--phones", type=int, default=1, metavar="N",
                        help="run the tasks on N virtual phones at once (default 1)")
     bench.set_defaults(command="bench", handler=_run_bench_command)
@@ -87,6 +88,7 @@ async def _run_bench_command(args: argparse.Namespace) -> int:
     say(f"Models: {which}\n{len(tasks)} task{'s' if len(tasks) != 1 else ''} on {phones}")
     bench = BenchRun(say=say, mirror=not args.no_mirror, max_steps=args.max_steps, realistic=args.realistic,
                      history=not args.no_history, allow_fallback=args.allow_fallback, phones=args.phones,
+                     split_screen=not args.no_split_screen,
                      on_row=lambda row: print(json.dumps(row.to_json(), ensure_ascii=False) if args.json
                                               else format_row(row, args.phones > 1), flush=True),
                      on_start=None if args.json else
@@ -134,8 +136,9 @@ class BenchRun:
                  realistic: bool = False, history: bool = True, on_row: Callable[[BenchRow], None] | None = None,
                  on_event: Callable[[Event], None] | None = None,
                  on_start: Callable[[bool], None] | None = None, allow_fallback: bool = False,
-                 phones: int = 1) -> None:
+                 phones: int = 1, split_screen: bool = True) -> None:
         self.say = say
+        self.split_screen = split_screen       # the planning model may put two apps side by side
         self.phones = phones
         self.allow_fallback = allow_fallback   # the rule-based planner may finish a task whose model failed
         self.use_mirror = mirror
@@ -233,7 +236,8 @@ class BenchRun:
         detach = recorder.attach(bus) if recorder is not None else None
         phone = MirroredPhone(device, mirror)
         agent = Orchestrator(phone, counting, settings=AgentSettings(max_steps=self.max_steps or task.max_steps,
-                                                                    allow_fallback=self.allow_fallback),
+                                                                    allow_fallback=self.allow_fallback,
+                                                                    split_screen=self.split_screen),
                              bus=bus, handlers=ScriptedUser(task.answers), knowledge=knowledge,
                              describe_models=describe_models)
         if counting is not None:

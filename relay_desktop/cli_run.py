@@ -46,6 +46,7 @@ def register(commands: Any) -> None:
     run.add_argument("--yes", action="store_true",
                      help="allow sensitive actions (send, pay, delete, install) without asking")
     run.add_argument("--no-screenshots", action="store_true", help="send element lists only, no screenshots")
+    add_split_screen_option(run)
     run.add_argument("--no-mirror", action="store_true",
                      help="do not start the live mirror (scrcpy); screenshots then come over adb")
     run.add_argument("--record", metavar="FILE.mp4",
@@ -55,6 +56,12 @@ def register(commands: Any) -> None:
                      help="let the agent run adb shell commands starting with PREFIX (repeatable; each command "
                           "is confirmed). Off by default")
     run.set_defaults(command="run", handler=_run_task)
+
+
+def add_split_screen_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--no-split-screen", action="store_true",
+                        help="never put two apps side by side in split screen, even when the planning model "
+                             "recommends it")
 
 
 def add_phone_options(parser: argparse.ArgumentParser) -> None:
@@ -172,7 +179,7 @@ async def _run_task(args: argparse.Namespace) -> int:
         if args.pace < 0:
             raise ValueError("--pace cannot be negative")
         settings = AgentSettings(max_steps=args.max_steps, screenshots=not args.no_screenshots, pace_s=args.pace,
-                                 allow_fallback=args.allow_fallback,
+                                 allow_fallback=args.allow_fallback, split_screen=not args.no_split_screen,
                                  shell_allowed=tuple(p.strip() for p in args.allow_shell if p.strip()))
         llm, which = models_from_args(args)
     except ValueError as exc:

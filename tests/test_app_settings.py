@@ -13,13 +13,14 @@ from relay_desktop.llm.config import LLMSettings
 
 def test_settings_round_trip_and_feed_the_agent(tmp_path: Path) -> None:
     settings = AppSettings(llm=LLMSettings.for_providers("openai", "gemini"), max_steps=30, screenshot_max_kb=80,
-                           shell_allowed=("getprop",), speak_progress=True)
+                           shell_allowed=("getprop",), speak_progress=True, split_screen=False)
     path = settings.save(tmp_path / "settings.json")
     loaded = AppSettings.load(path)
     assert loaded == settings
     agent = loaded.agent_settings(pace_s=0.5)
     assert (agent.max_steps, agent.screenshot_max_bytes, agent.shell_allowed, agent.pace_s) == (30, 80_000,
                                                                                                 ("getprop",), 0.5)
+    assert agent.split_screen is False and AppSettings().agent_settings().split_screen is True
     assert "sk-" not in path.read_text() and "api_key" not in path.read_text()
 
 

@@ -56,10 +56,12 @@ def test_run_with_a_model_prints_json_lines(home: Path, capsys: pytest.CaptureFi
     monkeypatch.setattr("relay_desktop.llm.keys.KeyStore.keys",
                         lambda self, provider: [ApiKey(provider, "sk-test-1234567890", "session")])
     code = main(["run", "Turn on Wi-Fi", "--sim", "--provider", "openai", "--base-url", fake_llm.base_url_for("openai"),
-                 "--json"])
+                 "--json", "--no-split-screen"])
     captured = capsys.readouterr()
     events = [json.loads(line) for line in captured.out.splitlines()]
     assert code == 0, captured.err
+    started = next(e for e in events if e["event"] == "run_started")
+    assert started["settings"]["agent"]["split_screen"] is False
     kinds = [e["event"] for e in events]
     assert kinds[0] == "run_state" and "run_started" in kinds and kinds[-1] in ("run_finished", "run_state")
     finished = next(e for e in events if e["event"] == "run_finished")
