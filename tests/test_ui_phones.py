@@ -321,3 +321,24 @@ def test_ctrl_enter_starts_the_task_of_the_tile_it_is_typed_in(window: MainWindo
     assert any(line.startswith("· Connect a phone first") for line in second.log_view.lines())
     assert not any(line.startswith("· Connect a phone first") for line in first.log_view.lines())
 
+
+
+def test_one_phone_looks_as_before_and_the_picker_follows_the_phone_shown(
+        window: MainWindow, qt_loop: qasync.QEventLoop) -> None:
+    first = window.pane
+    # One phone: no tab bar, no side-by-side switch, the picker above its task, as the window always was.
+    assert window.deck.tabs.tabBar().isHidden() and not window.side_by_side.isVisible()
+    assert first.isAncestorOf(window.picker) and window.picker.isVisible()
+    second = window.add_pane()
+    window.deck.set_current(second)
+    assert second.isAncestorOf(window.picker) and window.picker.isVisible() and window.side_by_side.isVisible()
+    window.side_by_side.setChecked(True)                     # side by side: above both, in neither
+    assert not first.isAncestorOf(window.picker) and not second.isAncestorOf(window.picker)
+    assert window.picker.isVisible()
+    window.side_by_side.setChecked(False)
+    assert second.isAncestorOf(window.picker)
+    # The pane that holds the picker goes: the picker stays, with the phone shown next.
+    assert qt_loop.run_until_complete(asyncio.wait_for(window.close_phone(second), 10))
+    QApplication.processEvents()                             # the pane's deferred deletion happens
+    assert window.panes == [first] and first.isAncestorOf(window.picker) and window.picker.isVisible()
+    assert window.picker.choice.count() > 0 and not window.side_by_side.isVisible()

@@ -1,5 +1,5 @@
-"""The main window: the device picker on top, then one pane per connected phone (its mirror on the left, its
-task, controls, live log, inspector and history on the right) as tabs or side by side.
+"""The main window: one pane per connected phone — its mirror on the left; the device picker, its task, controls,
+live log, inspector and history on the right — as tabs (no tab bar while there is one phone) or side by side.
 
 The window holds what the phones share — the settings, the API keys and the model router, the run store, the
 device picker, the theme, speech and the status bar — and each ``PhonePane`` the rest. The attributes of one
@@ -53,6 +53,7 @@ class MainWindow(QMainWindow):
     closing = Signal()        # the user closed the window: the app shuts down (see ``app.run_window``)
 
     session = _current("session")
+    settings_button = _current("settings_button")
     bus = _current("bus")
     sink = _current("sink")
     mirror_view = _current("mirror_view")
@@ -83,12 +84,10 @@ class MainWindow(QMainWindow):
         self.speaker = Speaker()
         self.speaker.enabled = self.app_settings.speak_progress
         self._tasks: set[asyncio.Task[Any]] = set()
-        self.settings_button = QPushButton("Se&ttings…", self)
-        self.settings_button.setAccessibleName("Open the settings")
-        self.settings_button.clicked.connect(self.open_settings)
         self.side_by_side = QCheckBox("Side by si&de", self)
         self.side_by_side.setAccessibleName("Show the phones side by side")
         self.side_by_side.setToolTip("Show every connected phone at once, side by side, instead of a tab each")
+        self.side_by_side.hide()                   # one phone: nothing to put beside it
         self.picker = DevicePicker(self)
         self.picker.refresh_requested.connect(lambda: self._spawn(self.refresh_devices()))
         self.picker.connect_requested.connect(lambda kind, extra: self._spawn(self.connect_device(kind, extra)))
@@ -96,19 +95,28 @@ class MainWindow(QMainWindow):
         self.key_notice.setWordWrap(True)
         self.key_notice.setAccessibleName("No API key")
         self.key_notice.hide()
+        # The picker and the key notice: above the current phone's task (as with one phone), or above all of
+        # them side by side.
+        self.top = QWidget(self)
+        top = QVBoxLayout(self.top)
+        top.setContentsMargins(0, 0, 0, 0)
+        row = QHBoxLayout()
+        row.addWidget(self.picker, 1)
+        row.addWidget(self.side_by_side)
+        top.addLayout(row)
+        top.addWidget(self.key_notice)
         self.deck = PhoneDeck(self)
         self.deck.current_changed.connect(self._pane_changed)
         self.deck.close_requested.connect(lambda pane: self._spawn(self.close_phone(pane)))
-        self.side_by_side.toggled.connect(self.deck.set_side_by_side)
-        top = QHBoxLayout()
-        top.addWidget(self.picker, 1)
-        top.addWidget(self.side_by_side)
-        top.addWidget(self.settings_button)
+        self.side_by_side.toggled.connect(self._set_side_by_side)
         central = QWidget(self)
         layout = QVBoxLayout(central)
-        layout.addLayout(top)
-        layout.addWidget(self.key_notice)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self._top_slot = QVBoxLayout()
+        self._top_slot.setContentsMargins(6, 4, 6, 4)      # side by side, the picker is not flush with the edge
+        layout.addLayout(self._top_slot)
         layout.addWidget(self.deck, 1)
+        self._top_in: QVBoxLayout | None = None
         self.setCentralWidget(central)
         self.status_device = QLabel("No phone", self)
         self.status_fps = QLabel("", self)
@@ -195,7 +203,7 @@ class MainWindow(QMainWindow):
 
     async def _drop(self, pane: PhonePane) -> None:
         await pane.close()
-        self.deck.remove(pane)
+        self.deck.remove(pane)                  # the next current pane takes the picker before this one goes
         self.statusBar().removeWidget(pane.screen_recording.status)
         pane.screen_recording.status.deleteLater()
         pane.deleteLater()
@@ -203,7 +211,21 @@ class MainWindow(QMainWindow):
             self.add_pane()
         self._phones_changed()
 
+    def _set_side_by_side(self, on: bool) -> None:
+        self.deck.set_side_by_side(on)
+        self._place_top()
+
+    def _place_top(self) -> None:
+        slot = self._top_slot if self.deck.side_by_side or self.deck.current is None else self.pane.dock
+        if slot is not self._top_in:
+            if self._top_in is not None:
+                self._top_in.removeWidget(self.top)
+            slot.insertWidget(0, self.top)
+            self._top_in = slot
+            self.top.show()
+
     def _pane_changed(self) -> None:
+        self._place_top()
         self._phones_changed()
         if self.deck.current is not None:
             self._show_fps(self.pane)
@@ -213,6 +235,7 @@ class MainWindow(QMainWindow):
         if self.deck.current is None:
             return
         pane = self.pane
+        self.side_by_side.setVisible(len(self.deck.panes) > 1 or self.side_by_side.isChecked())
         phones = [p for p in self.deck.panes if p.key is not None]
         label = pane.label if pane.key is not None else "No phone"
         self.status_device.setText(label if len(phones) < 2 else f"{label} · {len(phones)} phones")
@@ -256,8 +279,10 @@ class MainWindow(QMainWindow):
         else:
             self.say(NO_PHONE if not ready else "Several phones are plugged in: choose one and press Connect.")
 
-    def status(self, text: str) -> None:
-        self.statusBar().showMessage(text, 8000)
+    def status(self, text: str, pane: PhonePane | None = None) -> None:
+        """The status line; with several phones, news from one of them names it."""
+        several = sum(p.key is not None for p in self.deck.panes) > 1
+        self.statusBar().showMessage(f"{pane.label}: {text}" if pane and pane.label and several else text, 8000)
 
     def say(self, text: str) -> None:
         """A sentence for the status line and the current phone's log."""

@@ -57,7 +57,9 @@ class PaneHost(Protocol):
     models: Any
     settings: AgentSettings
 
-    def status(self, text: str) -> None: ...
+    def status(self, text: str, pane: PhonePane | None = None) -> None: ...   # pane: whose news it is
+
+    def open_settings(self) -> Any: ...
 
 
 class PhonePane(QWidget):
@@ -109,6 +111,10 @@ class PhonePane(QWidget):
         toggles.addWidget(self.boxes_toggle)
         toggles.addStretch(1)
         toggles.addWidget(self.screen_recording.button)
+        self.settings_button = QPushButton("Se&ttings…", run_tab)
+        self.settings_button.setAccessibleName("Open the settings")
+        self.settings_button.clicked.connect(lambda: self.host.open_settings())
+        toggles.addWidget(self.settings_button)
         layout.addLayout(toggles)
         layout.addWidget(QLabel("Log", run_tab))
         layout.addWidget(self.log_view, 1)
@@ -153,15 +159,21 @@ class PhonePane(QWidget):
         header.addWidget(self.header_title, 1)
         header.addWidget(self.disconnect_button)
         self.header.hide()
-        splitter = QSplitter(Qt.Orientation.Horizontal, self)
-        splitter.addWidget(view)
-        splitter.addWidget(self.tabs)
-        splitter.setStretchFactor(0, 1)
-        splitter.setStretchFactor(1, 1)
+        side = QWidget(self)
+        side_layout = QVBoxLayout(side)
+        side_layout.setContentsMargins(0, 0, 0, 0)
+        self.dock = QVBoxLayout()          # where the window puts the device picker while this phone is shown
+        side_layout.addLayout(self.dock)
+        side_layout.addWidget(self.tabs, 1)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        self.splitter.addWidget(view)
+        self.splitter.addWidget(side)
+        self.splitter.setStretchFactor(0, 1)
+        self.splitter.setStretchFactor(1, 1)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(self.header)
-        outer.addWidget(splitter, 1)
+        outer.addWidget(self.splitter, 1)
 
     # ------------------------------------------------------------ the phone
 
@@ -183,6 +195,9 @@ class PhonePane(QWidget):
 
     def set_tiled(self, tiled: bool, current: bool = False) -> None:
         """Side by side: the header shows (marked when this tile is the current one)."""
+        if tiled and not self.header.isVisible():     # a narrow tile: the phone's screen keeps a fair share
+            width = max(self.splitter.width(), 5)
+            self.splitter.setSizes([width * 2 // 5, width - width * 2 // 5])
         self.header.setVisible(tiled)
         self.header_title.setText(self.title())
         self.header_title.setStyleSheet("font-weight: bold" if current else "")
@@ -250,7 +265,7 @@ class PhonePane(QWidget):
             self.changed.emit()
 
     def say(self, text: str) -> None:
-        self.host.status(f"{self.label}: {text}" if self.label else text)
+        self.host.status(text, self)
         self.log_view.add_line(f"· {text}")
 
     def _toggle_boxes(self, on: bool) -> None:
