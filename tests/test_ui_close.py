@@ -22,15 +22,20 @@ SCRIPT = textwrap.dedent('''
     STATE = sys.argv[1]
 
     async def startup(self):
-        assert await self.connect_device("virtual")
-        TASKS_BY_ID["wifi_on"].setup(self.session.service.phone)
-        if STATE != "none":
+        for _ in range(2 if STATE == "two running" else 1):      # the second phone in a pane of its own
+            assert await self.connect_device("virtual")
+            TASKS_BY_ID["wifi_on"].setup(self.session.service.phone)
+            if STATE == "none":
+                continue
             self.models = ScriptedModels(wifi_agent)
             self.settings = self.settings.__class__(pace_s=1.0 if STATE != "finished" else 0.0)
             self.panel.task.setPlainText("Turn on Wi-Fi")
             self.panel.start.click()
             while self.session.agent is None or self.session.agent.control.state != "running":
                 await asyncio.sleep(0.02)
+        if STATE == "two running":
+            assert len(self.panes) == 2 and all(pane.session.running for pane in self.panes)
+        if STATE != "none":
             if STATE == "paused":
                 self.session.agent.control.pause()
             if STATE == "finished":
@@ -43,7 +48,7 @@ SCRIPT = textwrap.dedent('''
 ''')
 
 
-@pytest.mark.parametrize("state", ["none", "running", "paused", "finished"])
+@pytest.mark.parametrize("state", ["none", "running", "paused", "finished", "two running"])
 def test_closing_the_window_with_a_phone_connected_exits_cleanly(tmp_path: Path, state: str) -> None:
     env = {**os.environ, "RELAY_DESKTOP_HOME": str(tmp_path), "QT_QPA_PLATFORM": "offscreen",
            "RELAY_SCRCPY_SERVER_URL": "http://127.0.0.1:9/none", "PYTHONPATH": str(Path(__file__).parents[1])}
