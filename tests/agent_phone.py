@@ -27,6 +27,7 @@ class Widget:
     kind: str = "button"          # button, switch, field, password, text, list
     checked: bool = False
     value: str = ""
+    resource_id: str = ""
 
 
 @dataclass
@@ -49,7 +50,7 @@ def _node(index: int, w: Widget, top: int, package: str) -> str:
              "focusable": str(w.kind in ("field", "password")).lower(), "focused": "false",
              "scrollable": str(w.kind == "list").lower(), "long-clickable": "false",
              "password": str(w.kind == "password").lower(), "selected": "false", "bounds": bounds,
-             "hint": w.label if w.kind in ("field", "password") else "", "resource-id": ""}
+             "hint": w.label if w.kind in ("field", "password") else "", "resource-id": w.resource_id}
     text = " ".join(f"{k}={quoteattr(v)}" for k, v in attrs.items())
     return f"<node {text} />"
 
@@ -68,6 +69,7 @@ class FakePhone:
         self.screenshot_delay = 0.0
         self.intervals: dict[str, list[tuple[float, float]]] = {"dump": [], "screenshot": []}
         self.typed: list[str] = []
+        self.recents: str | None = None              # the screen APP_SWITCH opens
 
     @property
     def screen(self) -> Screen:
@@ -132,6 +134,8 @@ class FakePhone:
                 self.current = self.screen.back
         elif key == "HOME":
             self.current = "home" if "home" in self.screens else self.current
+        elif key == "APP_SWITCH" and self.recents is not None:
+            self.current = self.recents
 
     async def press_keys(self, *keys: int | str) -> None:
         self.commands.append("keys " + " ".join(map(str, keys)))

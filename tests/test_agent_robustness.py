@@ -208,6 +208,24 @@ async def test_the_home_screen_coming_up_unasked_is_told_to_the_model_not_undone
     assert any("home screen came up unasked" in e.message for e in run.of(LogLine))
 
 
+async def test_recent_apps_is_not_taken_for_the_home_screen_coming_up_unasked() -> None:
+    """Overview belongs to the launcher's package, but a tap in it (a card's menu) is no app closing."""
+    card = Widget("Example", resource_id=f"{LAUNCHER}:id/snapshot")
+    screens = {"app": Screen("com.example.app", [Widget("Title", "text")]),
+               "overview": Screen(LAUNCHER, [Widget("Example icon"), card], taps={"Example icon": "menu"}),
+               "menu": Screen(LAUNCHER, [Widget("Split screen"), card])}
+
+    def fast(n: int, request: LLMRequest) -> object:
+        return act({"action": "recent_apps"}) if n == 1 else tap("e1") if n == 2 else complete()
+
+    phone = FakePhone(screens, "app")
+    phone.recents = "overview"
+    run = await run_task(phone, Script(fast), planning=False)
+    assert phone.current == "menu"
+    assert not any("home screen" in text for text in run.fast_texts())
+    assert not any("came up unasked" in e.message for e in run.of(LogLine))
+
+
 async def test_going_home_on_purpose_is_not_healed() -> None:
     screens = {"app": Screen("com.example.app", [Widget("Title", "text")]),
                "home": Screen(LAUNCHER, [Widget("Example")])}

@@ -147,3 +147,35 @@ async def test_a_split_screen_that_cannot_be_entered_leaves_the_run_going(adb_se
     said = [e.message for e in events if isinstance(e, LogLine)]
     assert any("not entered: no single installed app is called 'Snapchat'" in m for m in said), said
     assert "could not be entered" in run.conversation.messages()[-1].text
+
+
+class SlowRecents:
+    """A phone whose Overview shows up a while after the key, as a launcher's animation makes it: until then
+    the screen before it (here the home screen, with its own Keep Notes icon) is what a dump sees."""
+
+    def __init__(self, device: Any, delay: float) -> None:
+        self._device, self.delay, self.serial = device, delay, device.serial
+        self.pending: list[asyncio.Task[None]] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._device, name)
+
+    async def press_key(self, key: int | str) -> None:
+        if key != "APP_SWITCH":
+            return await self._device.press_key(key)
+
+        async def later() -> None:
+            await asyncio.sleep(self.delay)
+            await self._device.press_key(key)
+        self.pending.append(asyncio.ensure_future(later()))
+
+
+async def test_entering_waits_for_each_screen_of_the_way(adb_server: AdbTestServer, sim: VirtualPhoneService) -> None:
+    TASKS_BY_ID["split_cabin_wifi_to_grace"].setup(sim.phone)      # on the home screen, both apps in Recents
+    phone = SlowRecents(await adb_server.server().device(sim.serial), delay=1.5)
+    coordinator = SplitScreenCoordinator(Orchestrator(phone, None, bus=EventBus()),
+                                         SplitScreenRecommendation(("Keep Notes", "Messages")))
+    await asyncio.wait_for(coordinator.enter(*await coordinator._apps(("Keep Notes", "Messages"))), 30)
+    xml = await sim.phone.dump_hierarchy()
+    assert find(xml, id="docked_divider_handle") is not None
+    assert sim.phone.split.pair is not None and sim.phone.split.pair.packages == (KEEP, MESSAGES)

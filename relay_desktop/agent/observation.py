@@ -13,6 +13,7 @@ __all__ = ["LAUNCHER_HINTS", "Observation"]
 # Package name fragments of home-screen apps (AOSP, Pixel, Samsung, Xiaomi, ...); the virtual phone's is
 # com.android.launcher3.
 LAUNCHER_HINTS = ("launcher", "nexuslauncher", "trebuchet", ".home", "miui.home")
+_OVERVIEW_IDS = ("id/snapshot", "id/clear_all", "id/overview_panel")
 
 
 @dataclass(frozen=True, eq=False)
@@ -48,3 +49,14 @@ class Observation:
     @property
     def on_launcher(self) -> bool:
         return any(hint in self.app for hint in LAUNCHER_HINTS)
+
+    @property
+    def in_overview(self) -> bool:
+        """Recent apps is showing: the launcher's package, but not the home screen (Launcher3's cards are
+        ``snapshot`` views; some launchers run Overview as an activity of its own)."""
+        if not self.on_launcher:
+            return False
+        current = self.context.current_app
+        if current is not None and "recents" in current.activity.lower():
+            return True
+        return any(n.resource_id.endswith(_OVERVIEW_IDS) for n in self.element_map.tree.nodes)

@@ -96,7 +96,8 @@ class Reviewer:
         notes = []
         done = [o for o in runner.outcomes if o.status == "done"]
         asked = bool(done) and done[-1].step.action in _LEAVES_APP
-        if observation.on_launcher and runner.target_app and not asked and run.iteration > 1 and done:
+        if (observation.on_launcher and not observation.in_overview and runner.target_app and not asked
+                and run.iteration > 1 and done):
             notes.append(f"NOTE: the home screen is in front, though your last step ('{done[-1].described}') did "
                          f"not ask for it: the app may have closed. To go on in {runner.target_app}, use launch_app.")
             run.log(f"The home screen came up unasked after '{done[-1].described}'", "warning")

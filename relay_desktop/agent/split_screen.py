@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Sequence
+import time
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING
 
 from relay_desktop.agent.events import LogLine, Outcome
@@ -25,7 +26,7 @@ from relay_desktop.agent.window_phone import SplitFocus, WindowPhone, window_bou
 from relay_desktop.device.app_labels import matching_apps
 from relay_desktop.device.models import AppInfo
 from relay_desktop.llm.types import Message
-from relay_desktop.perception import UINode, parse_hierarchy
+from relay_desktop.perception import Bounds, UINode, parse_hierarchy
 
 if TYPE_CHECKING:
     from relay_desktop.agent.orchestrator import Orchestrator
@@ -34,6 +35,8 @@ if TYPE_CHECKING:
 __all__ = ["SplitScreenCoordinator", "SplitScreenError"]
 
 SETTLE_S = 0.8                       # without a mirror to watch, how long a launcher animation is given
+WAIT_S = 5.0                         # how long each screen of the way in may take to show
+POLL_S = 0.25
 _SPLIT_ENTRY = re.compile(r"^split(\s+screen|\s+top|\s+left)?$", re.I)   # the menu entry across Android versions
 
 
@@ -83,49 +86,79 @@ class SplitScreenCoordinator:
     # ------------------------------------------------------------ entering, as a user does
 
     async def enter(self, top: AppInfo, bottom: AppInfo) -> None:
-        """Recents → ``top``'s icon → "Split screen" → ``bottom``'s card; both apps on screen afterwards."""
+        """Recents → ``top``'s icon → "Split screen" → ``bottom``'s card; both apps on screen afterwards. Each
+        screen of the way is waited for (launchers animate), not assumed after a fixed pause."""
         icon = await self._in_recents(top, bottom)
         await self._tap(icon, f"{top.label}'s icon in Recents")
-        entry = self._find(await self._look(), lambda n: _SPLIT_ENTRY.match((n.text or n.desc).strip()) is not None)
+        entry = await self._wait_for(lambda nodes: self._find(
+            nodes, lambda n: _SPLIT_ENTRY.match((n.text or n.desc).strip()) is not None))
         if entry is None:
             await self.phone.press_key("BACK")
             raise SplitScreenError(f"{top.label}'s menu in Recents has no \"Split screen\" entry (the app may not "
                                    "support it)")
         await self._tap(entry, "\"Split screen\"")
-        card = self._card(await self._look(), bottom)
+        card = await self._wait_for(lambda nodes: self._card(nodes, bottom))
         if card is not None:
             await self._tap(card, f"{bottom.label}'s card")
         else:       # not among the cards: opened from its icon, which fills the other half as well
             self.log(f"{bottom.label} has no card left in Recents; opening it")
             await self.phone.launch_app(bottom.package)
-            await self._settle()
-        xml = await self.phone.dump_hierarchy()
-        upper, lower = window_bounds(xml, top.package), window_bounds(xml, bottom.package)
-        if upper is None or lower is None or upper.intersects(lower):
+        halves: tuple[Bounds, Bounds] | None = None
+
+        async def side_by_side() -> bool:
+            nonlocal halves
+            xml = await self.phone.dump_hierarchy()
+            upper, lower = window_bounds(xml, top.package), window_bounds(xml, bottom.package)
+            halves = (upper, lower) if upper is not None and lower is not None and not upper.intersects(lower) \
+                else None
+            return halves is not None
+
+        if not await self._until(side_by_side):
             raise SplitScreenError(f"after choosing {bottom.label}, the screen does not show both apps side by side")
-        self.log(f"entered: {top.label} at {upper.uiautomator()}, {bottom.label} at {lower.uiautomator()}")
+        assert halves is not None
+        self.log(f"entered: {top.label} at {halves[0].uiautomator()}, {bottom.label} at {halves[1].uiautomator()}")
 
     async def _in_recents(self, top: AppInfo, bottom: AppInfo) -> UINode:
         """Recents open with ``top``'s card icon found; apps not in Recents yet are opened first (the second
         one, then the first, so the first's card is the newest)."""
         await self.phone.press_key("APP_SWITCH")
-        icon = self._icon(await self._look(), top)
-        if icon is not None:
-            return icon
+        if await self._wait_for(_overview) is not None:
+            icon = await self._wait_for(lambda nodes: self._icon(nodes, top), timeout=1.0)
+            if icon is not None:
+                return icon
+            await self.phone.press_key("BACK")
         self.log(f"{top.label} is not in Recents; opening {bottom.label} and {top.label} first")
         for app in (bottom, top):
             await self.phone.launch_app(app.package)
             await self._settle()
         await self.phone.press_key("APP_SWITCH")
-        icon = self._icon(await self._look(), top)
+        icon = await self._wait_for(lambda nodes: self._icon(nodes, top) if _overview(nodes) else None)
         if icon is None:
             await self.phone.press_key("BACK")
             raise SplitScreenError(f"Recents shows no icon for {top.label}'s card")
         return icon
 
-    async def _look(self) -> list[UINode]:
-        await self._settle()
-        return parse_hierarchy(await self.phone.dump_hierarchy()).nodes
+    async def _wait_for(self, find: Callable[[list[UINode]], UINode | None],
+                        timeout: float = WAIT_S) -> UINode | None:
+        """The node ``find`` picks on the screen, once the screen shows it (None after ``timeout``)."""
+        found: UINode | None = None
+
+        async def shown() -> bool:
+            nonlocal found
+            found = find(parse_hierarchy(await self.phone.dump_hierarchy()).nodes)
+            return found is not None
+
+        await self._until(shown, timeout)
+        return found
+
+    @staticmethod
+    async def _until(check: Callable[[], Awaitable[bool]], timeout: float = WAIT_S) -> bool:
+        deadline = time.monotonic() + timeout
+        while not await check():
+            if time.monotonic() >= deadline:
+                return False
+            await asyncio.sleep(POLL_S)
+        return True
 
     async def _settle(self) -> None:
         wait_settled = getattr(self.phone, "wait_settled", None)
@@ -192,6 +225,11 @@ class SplitScreenCoordinator:
             label, (outcome, reason) = failed[0]
             return outcome, f"in {label}: {reason}"
         return "success", "; ".join(f"{labels[i]}: {o[1]}" for i, o in sorted(outcomes.items()))
+
+
+def _overview(nodes: list[UINode]) -> UINode | None:
+    """A card of Recents (Launcher3's TaskView thumbnail, ``snapshot``): Overview is showing."""
+    return next((n for n in nodes if n.resource_id.endswith("/snapshot") or n.resource_id == "snapshot"), None)
 
 
 def _is_icon(node: UINode) -> bool:
