@@ -267,6 +267,9 @@ def test_closing_a_tab_lets_go_of_that_phone_and_asks_first_during_a_run(
         await until(lambda: closed.session.running, 20)
         close_tab(closed)
         await until(lambda: open_box() is not None, 10)
+        close_tab(closed)                                          # pressed twice: still one question
+        await asyncio.sleep(0.2)
+        assert len([w for w in QApplication.topLevelWidgets() if isinstance(w, QMessageBox) and w.isVisible()]) == 1
         box = open_box()
         assert box is not None and "Stop it and disconnect" in box.text()
         box.button(QMessageBox.StandardButton.No).click()           # changed its mind: nothing happens

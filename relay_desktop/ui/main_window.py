@@ -84,6 +84,7 @@ class MainWindow(QMainWindow):
         self.speaker = Speaker()
         self.speaker.enabled = self.app_settings.speak_progress
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._closing: set[PhonePane] = set()      # phones being let go of (their tab's close was pressed)
         self.side_by_side = QCheckBox("Side by si&de", self)
         self.side_by_side.setAccessibleName("Show the phones side by side")
         self.side_by_side.setToolTip("Show every connected phone at once, side by side, instead of a tab each")
@@ -190,6 +191,15 @@ class MainWindow(QMainWindow):
 
     async def close_phone(self, pane: PhonePane) -> bool:
         """Let go of one phone (its tab's close button): during a run, only once the user agrees to stop it."""
+        if pane in self._closing:               # asked again (a second click) while the first is under way
+            return False
+        self._closing.add(pane)
+        try:
+            return await self._close_phone(pane)
+        finally:
+            self._closing.discard(pane)
+
+    async def _close_phone(self, pane: PhonePane) -> bool:
         if pane.session.running:
             box = QMessageBox(QMessageBox.Icon.Question, "Disconnect",
                               f"A run is going on on {pane.label}. Stop it and disconnect the phone?",
