@@ -9,7 +9,6 @@ models, the run store, the device picker, the theme and speech (see ``main_windo
 from __future__ import annotations
 
 import asyncio
-import time
 from typing import Any, Protocol
 
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -386,10 +385,6 @@ class PhonePane(QWidget):
         box.finished.connect(lambda result: done.done() or done.set_result(result))
         box.open()
         return await done == QMessageBox.StandardButton.Yes
-
-    def elapsed(self) -> float | None:
-        started = self.events.run_started
-        return None if started is None else time.time() - started
 
     async def close(self) -> None:
         """Stop the run, let go of the phone (and its virtual phone), and write the last of its history."""
