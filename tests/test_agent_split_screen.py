@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import asyncio
 import re
+from pathlib import Path
 from typing import Any
 
-from relay_desktop.agent.events import ActionStarted, EventBus, LogLine, RunFinished
+from relay_desktop.agent.events import ActionStarted, EventBus, LogLine, RunFinished, StepStarted
 from relay_desktop.agent.orchestrator import Orchestrator
 from relay_desktop.agent.safety import Handlers
 from relay_desktop.agent.settings import AgentSettings
 from relay_desktop.llm.types import LLMRequest, Role
+from relay_desktop.runs.recorder import RunRecorder
+from relay_desktop.runs.store import RunStore
 from relay_desktop.sim.service import VirtualPhoneService
 from relay_desktop.sim.tasks import TASKS_BY_ID
 from tests.agent_fakes import ScriptedModels
@@ -78,7 +81,8 @@ class CabinAgent:
         return act({"action": "wait", "seconds": 1}, thinking="waiting for the plan")
 
 
-async def test_split_screen_task_end_to_end(adb_server: AdbTestServer, sim: VirtualPhoneService) -> None:
+async def test_split_screen_task_end_to_end(adb_server: AdbTestServer, sim: VirtualPhoneService,
+                                            tmp_path: Path) -> None:
     task = TASKS_BY_ID["split_cabin_wifi_to_grace"]
     task.setup(sim.phone)
     agent = CabinAgent()
@@ -92,9 +96,13 @@ async def test_split_screen_task_end_to_end(adb_server: AdbTestServer, sim: Virt
         confirmations.append(reason)
         return True
 
+    store = RunStore(tmp_path / "runs")
+    recorder = RunRecorder(store)
+    recorder.attach(bus)
     run = Orchestrator(device, models, bus=bus, settings=AgentSettings(max_steps=20, ocr=False),
                        handlers=Handlers(confirm=confirm))
     result = await asyncio.wait_for(run.run(task.goal), 90)
+    await asyncio.wait_for(recorder.flush(), 10)
 
     log = [e.message for e in events if isinstance(e, LogLine)]
     assert result.outcome == "success", (result.reason, log)
@@ -114,6 +122,19 @@ async def test_split_screen_task_end_to_end(adb_server: AdbTestServer, sim: Virt
     finished = [e for e in events if isinstance(e, RunFinished)]
     assert len(finished) == 1 and finished[0].outcome == "success"
     assert len([e for e in events if isinstance(e, ActionStarted)]) >= 4
+    # The history keeps every step of both halves, each whole: its own number, its half's app and its actions.
+    started = [e for e in events if isinstance(e, StepStarted)]
+    steps = store.get_run(run.run_id).steps
+    assert [s.step for s in steps] == sorted({e.step for e in started}) and len(steps) == len(started)
+    assert result.steps == len(started)
+    halves = {s.app for s in steps}
+    assert {KEEP, MESSAGES} <= halves
+    for record in steps:
+        for action in record.actions:
+            if action["description"].startswith(("tap", "type")) and record.app in (KEEP, MESSAGES):
+                label = action["description"]
+                assert ("Grace" in label or "Text message" in label or "Send SMS" in label) == \
+                    (record.app == MESSAGES), (record.step, record.app, label)
 
 
 class Parts:

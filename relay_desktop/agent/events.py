@@ -53,6 +53,7 @@ class RunStarted(Event):
 class StepStarted(Event):
     step: int                          # 1-based iteration number
     max_steps: int
+    window: str = ""                   # in split screen: the app whose half's loop this step is
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from relay_desktop.agent.events import LogLine, Outcome
 from relay_desktop.agent.memory import Memory
-from relay_desktop.agent.window_loop import WindowAgentLoop, part_task
+from relay_desktop.agent.window_loop import StepCounter, WindowAgentLoop, part_task
 from relay_desktop.agent.window_phone import SplitFocus, WindowPhone, window_bounds
 from relay_desktop.device.app_labels import matching_apps
 from relay_desktop.device.models import AppInfo
@@ -201,8 +201,11 @@ class SplitScreenCoordinator:
         note = Memory(task=getattr(run, "task", ""))
         note.facts = list(run.memory.facts)       # what the run noted before the split
         budget = run.settings.max_steps - run.iteration
-        loops = [WindowAgentLoop(run, upper, part_task(run.task, goal_top, upper, lower, goal_bottom), note, budget),
-                 WindowAgentLoop(run, lower, part_task(run.task, goal_bottom, lower, upper, goal_top), note, budget)]
+        counter = StepCounter(run.iteration)
+        loops = [WindowAgentLoop(run, upper, part_task(run.task, goal_top, upper, lower, goal_bottom), note, budget,
+                                 counter),
+                 WindowAgentLoop(run, lower, part_task(run.task, goal_bottom, lower, upper, goal_top), note, budget,
+                                 counter)]
         tasks = [asyncio.ensure_future(loop.run_part()) for loop in loops]
         outcomes: dict[int, tuple[Outcome, str]] = {}
         try:
@@ -217,7 +220,7 @@ class SplitScreenCoordinator:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
-            run.iteration += sum(loop.iteration for loop in loops)
+            run.iteration = counter.value
             run.memory.facts = list(note.facts)
         labels = (top.label, bottom.label)
         failed = [(labels[i], o) for i, o in sorted(outcomes.items()) if o[0] != "success"]

@@ -18,7 +18,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from relay_desktop.agent.control import RunFinishedSignal
-from relay_desktop.agent.events import LogLine, Outcome
+from relay_desktop.agent.events import LogLine, Outcome, StepStarted
 from relay_desktop.agent.memory import Memory
 from relay_desktop.agent.orchestrator import Orchestrator
 from relay_desktop.agent.planning import Approach, PlanningResult
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from relay_desktop.agent.observation import Observation
     from relay_desktop.agent.window_phone import WindowPhone
 
-__all__ = ["SHARED_NOTE", "WindowAgentLoop", "part_task"]
+__all__ = ["SHARED_NOTE", "StepCounter", "WindowAgentLoop", "part_task"]
 
 SHARED_NOTE = ("SHARED NOTE (facts noted by you and by the agent in the other half, each with the app it was "
                "noted in; add to it with \"remember\"):")
@@ -47,8 +47,20 @@ def part_task(task: str, goal: str, mine: WindowPhone, other: WindowPhone, other
             f"part is done, not the other's.")
 
 
+class StepCounter:
+    """The run's step numbers, shared by the loops of a split screen."""
+
+    def __init__(self, start: int) -> None:
+        self.value = start
+
+    def next(self) -> int:
+        self.value += 1
+        return self.value
+
+
 class WindowAgentLoop(Orchestrator):
-    def __init__(self, parent: Orchestrator, window: WindowPhone, task: str, note: Memory, steps: int) -> None:
+    def __init__(self, parent: Orchestrator, window: WindowPhone, task: str, note: Memory, steps: int,
+                 counter: StepCounter) -> None:
         settings = replace(parent.settings, max_steps=max(MIN_STEPS, steps), split_screen=False)
         on_change = parent.control.on_change
         super().__init__(window, parent.models, settings=settings, bus=parent.bus, handlers=parent.handlers,
@@ -56,6 +68,9 @@ class WindowAgentLoop(Orchestrator):
                          describe_models=parent.describe_models)
         parent.control.on_change = on_change     # pause and stop are reported once, by the run
         self.window = window
+        self.parent = parent
+        self.counter = counter
+        self.numbers: dict[int, int] = {}        # this loop's iteration → the run's step number
         self.part = task
         self.meter = parent.meter                # one bill for the run
         self.memory = note
@@ -64,6 +79,12 @@ class WindowAgentLoop(Orchestrator):
         self.device_turn = lambda: window.focus.lock
 
     def emit(self, event: Any) -> None:
+        # Steps are numbered run-wide, so the history keeps both halves' steps (each loop counts its own).
+        if isinstance(event, StepStarted):
+            self.numbers[event.step] = self.counter.next()
+            event = replace(event, window=self.window.label, max_steps=self.parent.settings.max_steps)
+        if isinstance(getattr(event, "step", None), int) and event.step in self.numbers:
+            event = replace(event, step=self.numbers[event.step])
         if isinstance(event, LogLine):
             event = replace(event, message=f"[{self.window.label}] {event.message}")
         super().emit(event)

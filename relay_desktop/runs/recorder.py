@@ -47,8 +47,9 @@ class RunRecorder:
         self._queue: asyncio.Queue[Event | None] = asyncio.Queue()
         self._worker: asyncio.Task[None] | None = None
         self._run_id: str | None = None
-        self._step: StepRecord | None = None
-        self._jpeg: bytes | None = None
+        self._step: StepRecord | None = None          # the newest open step
+        self._lanes: dict[str, StepRecord] = {}        # open steps by loop ("" or a split screen's half)
+        self._jpegs: dict[int, bytes] = {}             # the picture of each open step
         self._bus: EventBus | None = None
 
     def attach(self, bus: EventBus) -> Callable[[], None]:
@@ -100,10 +101,13 @@ class RunRecorder:
         elif self._run_id is None:
             return
         elif isinstance(event, StepStarted):
-            await self._commit()
-            self._step = StepRecord(event.step, started_at=event.time)
+            # A loop's new step ends its previous one; in split screen the other half's step goes on meanwhile.
+            await self._commit(self._lanes.pop(event.window, None))
+            self._step = self._lanes[event.window] = StepRecord(event.step, started_at=event.time)
         elif isinstance(event, RunFinished):
-            await self._commit()
+            for step in list(self._lanes.values()):
+                await self._commit(step)
+            self._lanes.clear()
             await asyncio.to_thread(
                 self.store.finish_run, event.run_id, outcome=event.outcome, reason=event.reason, steps=event.steps,
                 elapsed_s=event.elapsed_s, input_tokens=event.input_tokens, output_tokens=event.output_tokens,
@@ -111,10 +115,17 @@ class RunRecorder:
         elif isinstance(event, LogLine | HumanInput | RunStateChanged | GuidanceUpdated):
             await asyncio.to_thread(self.store.add_log, self._run_id, event.time, getattr(event, "step", None),
                                     *_log_line(event))
-            if isinstance(event, GuidanceUpdated) and self._step is not None:
-                self._step.guidance = event.guidance
-        elif self._step is not None:
-            await self._into_step(event, self._step)
+            step = self._step_of(event)
+            if isinstance(event, GuidanceUpdated) and step is not None:
+                step.guidance = event.guidance
+        elif (step := self._step_of(event)) is not None:
+            await self._into_step(event, step)
+
+    def _step_of(self, event: Event) -> StepRecord | None:
+        """The open step an event belongs to: by its number (two halves' steps are open at once), else the
+        newest."""
+        number = getattr(event, "step", None)
+        return next((s for s in self._lanes.values() if s.step == number), self._step)
 
     async def _into_step(self, event: Event, step: StepRecord) -> None:
         if isinstance(event, ScreenCaptured):
@@ -122,7 +133,7 @@ class RunRecorder:
             step.element_map = await asyncio.to_thread(to_json, event.element_map)
             shot = event.screenshot
             if shot is not None:
-                self._jpeg = shot.jpeg
+                self._jpegs[id(step)] = shot.jpeg
                 # Actions and elements are in device pixels of the whole display; the picture may come from a
                 # scaled-down mirror frame, and the element map's screen may leave out the navigation bar.
                 width, height = event.display if all(event.display) else (shot.source_width, shot.source_height)
@@ -146,9 +157,10 @@ class RunRecorder:
         elif isinstance(event, Verification):
             step.verifications.append({"check": event.check, "ok": event.ok, "reason": event.reason})
 
-    async def _commit(self) -> None:
-        step, jpeg = self._step, self._jpeg
-        self._step, self._jpeg = None, None
+    async def _commit(self, step: StepRecord | None) -> None:
+        jpeg = self._jpegs.pop(id(step), None)
+        if step is self._step:
+            self._step = None
         if step is None or self._run_id is None:
             return
         step.ended_at = time.time()
