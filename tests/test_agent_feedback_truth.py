@@ -8,6 +8,7 @@ controls a model was missing (a swipe from the status bar, setting a slider).
 from __future__ import annotations
 
 import ast
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -332,3 +333,23 @@ async def test_steps_after_one_that_leaves_the_screen_are_reported_not_run_and_k
     assert "after 'home'" in text, text
     history = next(m.text for m in second.messages if m.role == "assistant")
     assert '"complete"' in history, history
+
+
+async def test_the_supervisors_transcript_says_when_a_steps_check_failed() -> None:
+    """A type whose text never reached the field read "typed …" to the completion verifier, as if it had worked."""
+    texts: list[str] = []
+
+    def verifier(request: LLMRequest) -> object:
+        texts.append(request.messages[-1].text)
+        return {"done": False, "reason": "the note is empty"}
+
+    def fast(n: int, request: LLMRequest) -> object:
+        if n == 1:
+            return act({"action": "type", "element": "e1", "text": "27 Quay Street"})
+        return complete() if n == 2 else act({"action": "fail", "reason": "cannot type"})
+
+    phone = FakePhone({"s": Screen("com.example.app", [Widget("Note", "field"), Widget("Save")])}, "s")
+    phone.type_text = lambda text: asyncio.sleep(0)    # type: ignore[method-assign]  # the text goes nowhere
+    await run_task(phone, Script(fast, verifier=verifier), planning=False)
+    line = next(x for x in texts[0].splitlines() if x.startswith("- step 1: type"))
+    assert "CHECK FAILED" in line and "27 Quay Street" in line.split("CHECK FAILED", 1)[1], line

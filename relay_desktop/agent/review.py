@@ -87,7 +87,8 @@ class Reviewer:
         # The supervisors read what the step did to the screen, not only what was asked ("set to 20" reached 54).
         line = outcome.transcript_line
         if line is not None and line < len(self.runner.transcript):
-            self.runner.transcript[line] += f"; then: {effect}"
+            self.runner.transcript[line] += f"; then: {effect}" + ("" if verdict.ok is not False else
+                                                                   f". CHECK FAILED: {verdict.reason}")
 
     # ------------------------------------------------------------ suggestions, never actions
 
