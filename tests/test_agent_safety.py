@@ -154,3 +154,15 @@ def test_ordinary_fields_and_other_actions_are_no_secret() -> None:
     secret = _observe(_field("Password", password=True))
     tap = resolve_step(Step.of("tap", element="e1"), secret.element_map)
     assert typing_secret(tap, secret, []) is False
+
+
+def test_a_confirmation_names_the_app_the_control_is_in_not_the_focused_one() -> None:
+    """In split screen the app in front is the half touched last; "Send SMS" in the other half was once asked
+    about as being in Keep Notes."""
+    messages = "com.google.android.apps.messaging"
+    xml = (f'<hierarchy rotation="0"><node class="android.widget.FrameLayout" package="{PACKAGE}" '
+           f'bounds="[0,0][1080,1150]" /><node class="android.widget.FrameLayout" package="{messages}" '
+           f'bounds="[0,1180][1080,2274]"><node class="android.widget.Button" package="{messages}" '
+           'content-desc="Send SMS" clickable="true" bounds="[900,2100][1060,2250]" /></node></hierarchy>')
+    observation = Observation.of(build_element_map(xml), None, CONTEXT, 0.0, 0.0)
+    assert _reason(Step.of("tap", element="e1"), observation) == f'tap "Send SMS" (send) in {messages}'

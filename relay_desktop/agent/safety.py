@@ -51,7 +51,9 @@ def sensitive_reason(resolved: ResolvedStep, observation: Observation) -> str | 
     if step.action in ("tap", "long_press") and target is not None:
         match = _SENSITIVE.search(control_words(target))
         if match:
-            return f'{step.action.replace("_", " ")} "{target.name}" ({match.group(1).lower()}) in {observation.app}'
+            # The control's own app: in split screen the app "in front" is only the half touched last.
+            app = target.node.package or observation.app
+            return f'{step.action.replace("_", " ")} "{target.name}" ({match.group(1).lower()}) in {app}'
     if step.action == "type" and step.params.get("submit"):
         field = target or focused_field(observation.element_map)
         name = f"{field.label} {field.hint}" if field is not None else ""
