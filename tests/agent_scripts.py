@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
+import time
 from typing import Any
 
 from relay_desktop.llm.types import LLMRequest, Role
@@ -59,3 +61,19 @@ def wifi_agent(role: Role, request: LLMRequest) -> dict[str, Any]:
     if network is not None:
         return act({"action": "tap", "element": network})
     return act({"action": "back"})
+
+
+def held_wifi_models(release: asyncio.Event, calls: list[float]) -> Any:
+    """The Wi-Fi agent, except that its second fast call does not answer until released (a slow model)."""
+    from tests.agent_fakes import ScriptedModels
+
+    def answer(role: Role, request: LLMRequest) -> object:
+        if role == "fast" and request.contract is not None and request.contract.name == "act":
+            calls.append(time.monotonic())
+            if len(calls) == 2:
+                async def later() -> object:
+                    await asyncio.wait_for(release.wait(), 30)
+                    return wifi_agent(role, request)
+                return later()
+        return wifi_agent(role, request)
+    return ScriptedModels(answer)  # type: ignore[arg-type]

@@ -6,7 +6,6 @@ real virtual phones behind Google's adb, every wait with a deadline."""
 from __future__ import annotations
 
 import asyncio
-import time
 from dataclasses import dataclass, field
 
 import qasync
@@ -15,15 +14,13 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QTabBar
 from pytestqt.qtbot import QtBot
 
 from relay_desktop.agent.events import PlanReceived, RunFinished
-from relay_desktop.llm.types import LLMRequest, Role
 from relay_desktop.sim.config import PhoneConfig
 from relay_desktop.sim.service import VirtualPhoneService
 from relay_desktop.sim.tasks import TASKS_BY_ID
 from relay_desktop.ui.device_picker import VIRTUAL
 from relay_desktop.ui.main_window import NO_PHONE, MainWindow
 from relay_desktop.ui.phone_pane import PhonePane
-from tests.agent_fakes import ScriptedModels
-from tests.agent_scripts import wifi_agent
+from tests.agent_scripts import held_wifi_models
 from tests.conftest import AdbTestServer
 from tests.fake_llm import FakeLLMServer, Reply
 from tests.test_agent_e2e import wifi_model, wire_router
@@ -53,20 +50,6 @@ async def _two_virtual_phones(window: MainWindow) -> tuple[PhonePane, PhonePane]
     second = window.pane
     assert second is not first and window.panes == [first, second]
     return first, second
-
-
-def _held(release: asyncio.Event, calls: list[float]) -> ScriptedModels:
-    """The Wi-Fi agent, except that its second fast call does not answer until released (a slow model)."""
-    def answer(role: Role, request: LLMRequest) -> object:
-        if role == "fast" and request.contract is not None and request.contract.name == "act":
-            calls.append(time.monotonic())
-            if len(calls) == 2:
-                async def later() -> object:
-                    await asyncio.wait_for(release.wait(), 30)
-                    return wifi_agent(role, request)
-                return later()
-        return wifi_agent(role, request)
-    return ScriptedModels(answer)  # type: ignore[arg-type]
 
 
 def test_two_phones_run_at_once_through_one_router_each_with_its_own_mirror_log_and_counters(
@@ -140,7 +123,7 @@ def test_a_phone_unplugged_ends_only_its_own_run(window: MainWindow, qt_loop: qa
         for pane in (gone, stays):
             TASKS_BY_ID["wifi_on"].setup(pane.session.service.phone)
             watch[pane] = Watch.on(pane)
-            window.models = _held(release, watch[pane].calls)
+            window.models = held_wifi_models(release, watch[pane].calls)
             pane.panel.task.setPlainText("Turn on Wi-Fi")
             pane.panel.start.click()                               # each run keeps the models it started with
         assert gone.session.device is not None

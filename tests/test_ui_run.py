@@ -10,12 +10,12 @@ from pathlib import Path
 import qasync
 
 from relay_desktop.agent.events import ActionStarted, PlanReceived, RunFinished, RunStateChanged
-from relay_desktop.llm.types import LLMRequest, Role
+from relay_desktop.llm.types import LLMRequest
 from relay_desktop.sim.tasks import TASKS_BY_ID
 from relay_desktop.ui.main_window import MainWindow
 from relay_desktop.ui.speech import Speaker
 from tests.agent_fakes import ScriptedModels
-from tests.agent_scripts import wifi_agent
+from tests.agent_scripts import held_wifi_models, wifi_agent
 from tests.waiting import until
 
 
@@ -107,20 +107,6 @@ def test_a_scripted_run_fills_the_log_with_steps_details_and_stats(
     assert spoken[-1] == "Task done."
 
 
-def _held_model(release: asyncio.Event, calls: list[float]) -> ScriptedModels:
-    """The Wi-Fi agent, except that its second fast call does not answer until released (a slow model)."""
-    def answer(role: Role, request: LLMRequest) -> object:
-        if role == "fast" and request.contract is not None and request.contract.name == "act":
-            calls.append(time.monotonic())
-            if len(calls) == 2:
-                async def later() -> object:
-                    await asyncio.wait_for(release.wait(), 30)
-                    return wifi_agent(role, request)
-                return later()
-        return wifi_agent(role, request)
-    return ScriptedModels(answer)  # type: ignore[arg-type]
-
-
 def test_stop_during_a_model_call_ends_the_run_at_once_and_sends_nothing_more(
         window: MainWindow, qt_loop: qasync.QEventLoop) -> None:
     release = asyncio.Event()
@@ -135,7 +121,7 @@ def test_stop_during_a_model_call_ends_the_run_at_once_and_sends_nothing_more(
         assert await window.connect_device("virtual")
         phone = window.session.service.phone
         TASKS_BY_ID["wifi_on"].setup(phone)
-        window.models = _held_model(release, calls)
+        window.models = held_wifi_models(release, calls)
         window.panel.task.setPlainText("Turn on Wi-Fi")
         window.panel.start.click()
         while len(calls) < 2:
@@ -174,7 +160,7 @@ def test_pause_during_a_model_call_holds_after_it_and_resume_finishes_the_task(
     async def scenario() -> None:
         assert await window.connect_device("virtual")
         TASKS_BY_ID["wifi_on"].setup(window.session.service.phone)
-        window.models = _held_model(release, calls)
+        window.models = held_wifi_models(release, calls)
         window.panel.task.setPlainText("Turn on Wi-Fi")
         window.panel.start.click()
         while len(calls) < 2:
@@ -275,7 +261,7 @@ def test_a_phone_unplugged_mid_run_ends_the_run_with_a_plain_reason_in_the_windo
         TASKS_BY_ID["wifi_on"].setup(service.phone)
         assert window.session.device is not None
         window.session.device.reconnect_timeout = 1.0          # the test's patience, not the app's 8 s
-        window.models = _held_model(release, calls)
+        window.models = held_wifi_models(release, calls)
         window.panel.task.setPlainText("Turn on Wi-Fi")
         window.panel.start.click()
         await until(lambda: len(calls) >= 2, 20)
