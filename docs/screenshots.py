@@ -12,6 +12,7 @@ import asyncio
 import os
 import sys
 import tempfile
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import qasync
@@ -89,7 +90,8 @@ async def take(out: Path) -> None:
     window.close()
 
 
-def main() -> int:
+def shoot(take: Callable[[Path], Awaitable[None]], timeout: float) -> int:
+    """Run ``take(out)`` on a Qt loop, with a private home; ``out`` is argv[1] or docs/images."""
     out = Path(sys.argv[1] if len(sys.argv) > 1 else "docs/images").resolve()
     out.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("RELAY_DESKTOP_HOME", tempfile.mkdtemp(prefix="relay-shots-"))
@@ -97,8 +99,12 @@ def main() -> int:
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     with loop:
-        loop.run_until_complete(asyncio.wait_for(take(out), 120))
+        loop.run_until_complete(asyncio.wait_for(take(out), timeout))
     return 0
+
+
+def main() -> int:
+    return shoot(take, 120)
 
 
 if __name__ == "__main__":

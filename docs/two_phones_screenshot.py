@@ -12,12 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sys
-import tempfile
 from pathlib import Path
-
-import qasync
-from PySide6.QtWidgets import QApplication
 
 from relay_desktop.agent.events import ActionStarted, Event, RunFinished
 
@@ -71,15 +66,9 @@ async def take(out: Path) -> None:
 
 
 def main() -> int:
-    out = Path(sys.argv[1] if len(sys.argv) > 1 else "docs/images").resolve()
-    out.mkdir(parents=True, exist_ok=True)
-    os.environ.setdefault("RELAY_DESKTOP_HOME", tempfile.mkdtemp(prefix="relay-shots-"))
-    app = QApplication.instance() or QApplication(sys.argv)
-    loop = qasync.QEventLoop(app)
-    asyncio.set_event_loop(loop)
-    with loop:
-        loop.run_until_complete(asyncio.wait_for(take(out), 150))
-    return 0
+    from screenshots import shoot  # docs/screenshots.py, beside this script
+
+    return shoot(take, 150)
 
 
 if __name__ == "__main__":
