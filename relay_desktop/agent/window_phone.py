@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import xml.etree.ElementTree as ET
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -49,10 +50,6 @@ class SplitFocus:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)   # one half on the phone at a time
 
 
-def _windows(root: ET.Element) -> list[ET.Element]:
-    return list(root)
-
-
 def _is_divider(window: ET.Element) -> bool:
     return any(DIVIDER_ID in (node.get("resource-id") or "") for node in window.iter())
 
@@ -63,8 +60,12 @@ def _bounds(node: ET.Element) -> Bounds | None:
 
 def window_bounds(xml: str, package: str) -> Bounds | None:
     """The bounds of ``package``'s app window in a dump (its largest top-level node), or None."""
-    found = [b for w in _windows(ET.fromstring(xml)) if w.get("package") == package and (b := _bounds(w))]
-    return max(found, key=lambda b: b.width * b.height) if found else None
+    return _largest(w for w in ET.fromstring(xml) if w.get("package") == package)
+
+
+def _largest(windows: Iterable[ET.Element]) -> Bounds | None:
+    """The bounds of the largest of these top-level nodes (an app's window, not its popups)."""
+    return max((b for w in windows if (b := _bounds(w))), key=lambda b: b.area, default=None)
 
 
 class WindowPhone:
@@ -107,14 +108,13 @@ class WindowPhone:
 
     def _restrict(self, xml: str) -> str:
         root = ET.fromstring(xml)
-        extent = [b for w in _windows(root) if (b := _bounds(w))]
+        extent = [b for w in root if (b := _bounds(w))]
         if extent:
             self.display = (max(b.right for b in extent), max(b.bottom for b in extent))
-        own = [w for w in _windows(root) if w.get("package") == self.package]
-        hidden = [w for w in _windows(root) if w.get("package") == self.other]
-        self.own = max((b for w in own if (b := _bounds(w))), key=lambda b: b.width * b.height, default=None)
-        self.hidden = max((b for w in hidden if (b := _bounds(w))), key=lambda b: b.width * b.height, default=None)
-        for window in [*hidden, *(w for w in _windows(root) if _is_divider(w))]:
+        own = [w for w in root if w.get("package") == self.package]
+        hidden = [w for w in root if w.get("package") == self.other]
+        self.own, self.hidden = _largest(own), _largest(hidden)
+        for window in [*hidden, *(w for w in root if _is_divider(w))]:
             root.remove(window)
         self._quiet = next((p for w in own if (p := _quiet_spot(w, self.own))), None)
         self._fields = [_Field(b, node.get("focused") == "true", _field_key(node, number))
