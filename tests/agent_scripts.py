@@ -77,3 +77,33 @@ def held_wifi_models(release: asyncio.Event, calls: list[float]) -> Any:
                 return later()
         return wifi_agent(role, request)
     return ScriptedModels(answer)  # type: ignore[arg-type]
+
+
+def text_agent(name: str, message: str) -> Any:
+    """Texts ``name`` the ``message`` as a good model would: Messages, the person's conversation, type, Send."""
+
+    def answer(role: Role, request: LLMRequest) -> dict[str, Any]:
+        if role == "planning":
+            return {"approaches": [{"name": "Messages", "description": "Open the conversation and send",
+                                    "steps": ["Open Messages", f"Open {name}'s conversation", "Type and send"],
+                                    "confidence": 0.9}], "recommended_index": 0}
+        if role == "verifier":
+            return {"done": True, "reason": "the message shows as sent"}
+        if request.contract is not None and request.contract.name == "progress":
+            return {"progressing": True, "reason": "fine"}
+        if request.contract is not None and request.contract.name != "act":
+            return {"notes": []}
+        screen = screen_text(request)
+        if "com.google.android.apps.messaging" not in screen.split("\n", 2)[1]:
+            return act({"action": "launch_app", "app": "Messages"})
+        if message in screen and element_id(request, "Text message", "field") is not None:
+            return act({"action": "complete", "summary": f"texted {name}"})
+        field = element_id(request, "Text message", "field")
+        if field is not None:
+            return act({"action": "type", "element": field, "text": message},
+                       {"action": "tap", "element": element_id(request, "Send SMS") or field})
+        row = element_id(request, name)
+        if row is not None:
+            return act({"action": "tap", "element": row})
+        return act({"action": "back"})
+    return answer

@@ -22,13 +22,14 @@ class Conversation:
         self.task = task
         self.context = ""                 # the phone: device, installed apps, what the apps can do
         self.guidance = ""                # the planning agent's current guidance
+        self.routine = ""                 # a replayed routine's remaining steps, once the agent took over from it
         self.facts = ""                   # what the model chose to remember
         self._recent: deque[Message] = deque(maxlen=window)
         self._added = 0
 
     @property
     def pinned(self) -> Message:
-        parts = [f"TASK: {self.task}", self.context, self.guidance, self.facts]
+        parts = [f"TASK: {self.task}", self.context, self.routine, self.guidance, self.facts]
         return Message.user("\n\n".join(p for p in parts if p))
 
     def add(self, message: Message) -> None:

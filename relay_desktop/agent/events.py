@@ -102,6 +102,10 @@ class ActionStarted(Event):
     description: str
     bounds: Bounds | None              # the target element's box on the device screen
     point: tuple[int, int] | None      # where the touch lands
+    # What a routine needs to find the target again another day (routines/identity.py), and the screen it acted
+    # on: plain JSON, None when the step had no element (or no screen was known).
+    target: dict[str, Any] | None = None
+    screen: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -112,6 +116,15 @@ class ActionResult(Event):
     ok: bool
     message: str
     duration_ms: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class ActionEffect(Event):
+    """What a carried-out action changed, judged on the next look at the screen (routines/effects.py)."""
+
+    step: int                          # the step the action ran in (the effect is seen one step later)
+    index: int
+    effect: dict[str, Any]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -157,11 +170,11 @@ class RunFinished(Event):
 _KINDS: dict[type, str] = {
     RunStarted: "run_started", StepStarted: "step_started", ScreenCaptured: "screen_captured",
     PlanReceived: "plan_received", GuidanceUpdated: "guidance_updated", ActionStarted: "action_started",
-    ActionResult: "action_result", Verification: "verification", LogLine: "log", HumanInput: "human_input",
-    RunStateChanged: "run_state", RunFinished: "run_finished",
+    ActionResult: "action_result", ActionEffect: "action_effect", Verification: "verification", LogLine: "log",
+    HumanInput: "human_input", RunStateChanged: "run_state", RunFinished: "run_finished",
 }
 # Too big for a JSON line: the window and the run store read these from the event object itself.
-_HEAVY = {"element_map", "screenshot", "prompt", "response"}
+_HEAVY = {"element_map", "screenshot", "prompt", "response", "screen"}
 
 
 def _plain(value: Any) -> Any:

@@ -85,8 +85,13 @@ class Orchestrator:
     def __init__(self, phone: Phone, models: Models | None, *, settings: AgentSettings | None = None,
                  bus: EventBus | None = None, handlers: Handlers | None = None,
                  knowledge: AppKnowledgeCache | None = None, control: RunControl | None = None,
-                 run_id: str | None = None, describe_models: dict[str, Any] | None = None) -> None:
+                 run_id: str | None = None, describe_models: dict[str, Any] | None = None,
+                 routine: Any = None) -> None:
         self.phone = phone
+        # A routine (routines.model.BoundRoutine) to replay first; the agent takes over where it stops.
+        self.routine = routine
+        self.replay: Any = None                       # how the replay went (routines.replay.ReplayOutcome)
+        self.first_agent_step = 1                     # the run's first step the agent plans
         self.models = models
         self.settings = settings or AgentSettings()
         self.bus = bus or EventBus()
@@ -124,9 +129,12 @@ class Orchestrator:
         current = asyncio.current_task()
         if current is not None:
             self.control.bind(current)  # type: ignore[arg-type]
+        settings: dict[str, Any] = {"agent": self.settings.to_json(), "models": self.describe_models}
+        if self.routine is not None:
+            settings["routine"] = {"name": self.routine.name, "version": self.routine.routine.version,
+                                   "parameters": self.routine.values}
         self.emit(RunStarted(run_id=self.run_id, task=task[:MAX_TASK_CHARS], serial=self.phone.serial,
-                             max_steps=self.settings.max_steps,
-                             settings={"agent": self.settings.to_json(), "models": self.describe_models}))
+                             max_steps=self.settings.max_steps, settings=settings))
         self.task = task
         self.memory.task = task
         outcome: Outcome
@@ -177,7 +185,30 @@ class Orchestrator:
             return "error", problem
         self._build(task)
         await self._announce()
+        if self.routine is not None:
+            finished = await self._replay()
+            if finished is not None:
+                return finished
         return await self._loop()
+
+    async def _replay(self) -> tuple[Outcome, str] | None:
+        """The routine first; (outcome, reason) when it settled the run, None when the agent takes over."""
+        from relay_desktop.routines.replay import RoutineReplayer, handover_guidance
+
+        self.replay = outcome = await RoutineReplayer(self, self.routine).run()
+        if outcome.finished:
+            return "success", f"replayed the routine \"{self.routine.name}\" ({outcome.replayed} steps, end checked)"
+        if self.fallback_mode and not self.settings.allow_fallback:
+            return "error", (f"the routine \"{self.routine.name}\" could not be replayed past its step "
+                             f"{(outcome.stopped_at or 0) + 1} ({outcome.reason}), and no model is set up to take "
+                             "over: add an API key (Settings, or ANTHROPIC_API_KEY / OPENAI_API_KEY / GEMINI_API_KEY) "
+                             "or choose a model with --provider")
+        self.conversation.routine = handover_guidance(self.routine, outcome)
+        self.first_agent_step = self.iteration + 1
+        who = "the rule-based planner" if self.fallback_mode else "the agent"
+        self.log(f"{who[0].upper()}{who[1:]} takes over from step {self.first_agent_step}, with the routine's "
+                 f"remaining {len(outcome.remaining)} steps as guidance.", "warning")
+        return None
 
     def _build(self, task: str) -> None:
         """The run's parts: conversation, guards, executor, supervisors, the step runner."""
@@ -215,9 +246,9 @@ class Orchestrator:
     async def _loop(self) -> tuple[Outcome, str]:
         previous: Observation | None = None
         step_started = time.monotonic()
-        for iteration in range(1, self.settings.max_steps + 1):
+        for iteration in range(self.first_agent_step, self.settings.max_steps + 1):
             self.iteration = self.state.iteration = iteration
-            if iteration > 1 and self.settings.pace_s:
+            if iteration > self.first_agent_step and self.settings.pace_s:
                 await asyncio.sleep(max(0.0, step_started + self.settings.pace_s - time.monotonic()))
             step_started = time.monotonic()
             await self.control.checkpoint()
@@ -263,7 +294,7 @@ class Orchestrator:
         issues = coordinator.open_issues(iteration)
         if issues:
             observed.append("CONTEXT - Previous issues (still open):\n" + "\n".join(f"- {f}" for f in issues))
-        if iteration == 1:
+        if iteration == self.first_agent_step:
             coordinator.start_initial(observation, iteration)
         else:
             await coordinator.check_progress(observation, iteration, self.steps.transcript, novel=novel)

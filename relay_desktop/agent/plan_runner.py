@@ -18,7 +18,7 @@ from dataclasses import replace
 
 from relay_desktop.agent.actions import ResolvedStep, SemanticActionPlan, Step, StepError, resolve_step
 from relay_desktop.agent.control import RunFinishedSignal
-from relay_desktop.agent.events import ActionResult, ActionStarted, HumanInput
+from relay_desktop.agent.events import ActionEffect, ActionResult, ActionStarted, HumanInput
 from relay_desktop.agent.memory import NOTED_BY_THE_AGENT
 from relay_desktop.agent.observation import Observation
 from relay_desktop.agent.ports import screenshot_at
@@ -31,8 +31,10 @@ from relay_desktop.llm.types import Message
 from relay_desktop.perception import Element, ElementMap, build_element_map
 from relay_desktop.perception.pixels import pixel_signature
 from relay_desktop.perception.screen import in_list
+from relay_desktop.routines.effects import record_effect
+from relay_desktop.routines.identity import identify_screen, identify_target
 
-__all__ = ["PlanRunner", "Refused", "retarget"]
+__all__ = ["PlanRunner", "Refused", "retarget", "screen_of"]
 
 _TERMINAL = ("complete", "fail", "ask_user")
 _KEYBOARD_COVER_SHARE = 0.3
@@ -97,6 +99,12 @@ def retarget(step: Step, before: ElementMap, after: ElementMap) -> tuple[Step, s
     if new is not None:
         return step, f"{old.id} now names {new.role} \"{new.name}\", not \"{old.name}\""
     return step, f"{describe_target(old)} is no longer on the screen"
+
+
+def screen_of(observation: Observation) -> dict[str, object]:
+    """The screen an action ran on, as a routine keeps it."""
+    current = observation.context.current_app
+    return identify_screen(observation.element_map, observation.app, current.activity if current else "")
 
 
 class PlanRunner:
@@ -212,7 +220,10 @@ class PlanRunner:
         run, step = self.run, resolved.step
         described = step_with_target(step, observation.element_map)
         run.emit(ActionStarted(run_id=run.run_id, step=run.iteration, index=index, action=step,
-                               description=described, bounds=resolved.bounds, point=resolved.point))
+                               description=described, bounds=resolved.bounds, point=resolved.point,
+                               target=identify_target(resolved.target, observation.element_map)
+                               if resolved.target is not None else None,
+                               screen=screen_of(observation)))
         started = time.perf_counter()
         try:
             message = await run.executor.run(resolved, observation)
@@ -223,7 +234,8 @@ class PlanRunner:
         run.emit(ActionResult(run_id=run.run_id, step=run.iteration, index=index, action=step, ok=True,
                               message=message, duration_ms=(time.perf_counter() - started) * 1000))
         self.outcomes.append(StepOutcome(index, step, described, "done", message, observation,
-                                         point=resolved.point, transcript_line=len(self.transcript)))
+                                         point=resolved.point, transcript_line=len(self.transcript),
+                                         iteration=run.iteration))
         self.acted = True
         self.last_ok = True
         run.consecutive_errors = 0
@@ -247,6 +259,19 @@ class PlanRunner:
         run.coordinator.note_failures(1, observation, run.iteration)
         run.count_error(error)
         return False
+
+    def _record_effects(self, after: Observation) -> None:
+        """What this plan's steps changed, told now: a plan that ends the run is never reviewed."""
+        run = self.run
+        for outcome in self.outcomes:
+            if outcome.status == "done":
+                run.emit(ActionEffect(run_id=run.run_id, step=outcome.iteration, index=outcome.index,
+                                      effect=record_effect(outcome.before, outcome.after or after,
+                                                           outcome.step.element)))
+
+    async def confirm(self, reason: str) -> bool:
+        """Ask the user to allow a sensitive step (also used by a routine's replay)."""
+        return await self._confirmed(reason)
 
     async def _confirmed(self, reason: str) -> bool:
         run = self.run
@@ -282,6 +307,7 @@ class PlanRunner:
         summary = str(step.params.get("summary", ""))
         if self.acted:
             observation = await run.capture(observation.element_map)
+            self._record_effects(observation)
         if run.completion is None or not run.settings.verify_completion:
             raise RunFinishedSignal("success", summary or "done")
         try:

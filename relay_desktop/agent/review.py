@@ -7,7 +7,7 @@ tap closed the app, it is told what happened and what it could do, and it decide
 
 from __future__ import annotations
 
-from relay_desktop.agent.events import HumanInput
+from relay_desktop.agent.events import ActionEffect, HumanInput
 from relay_desktop.agent.guards import Transition
 from relay_desktop.agent.observation import Observation
 from relay_desktop.agent.plan_runner import PlanRunner
@@ -18,6 +18,7 @@ from relay_desktop.agent.verifiers import verify_step
 from relay_desktop.llm.redaction import register_secret
 from relay_desktop.llm.types import Message
 from relay_desktop.perception import sign_in_screen
+from relay_desktop.routines.effects import record_effect
 
 __all__ = ["Reviewer"]
 
@@ -84,6 +85,8 @@ class Reviewer:
         verdict = verify_step(outcome.step, outcome.before, after, package, changed=changed)
         outcome.settle(after, effect, changed, verdict.ok, verdict.reason)
         run.verification("step", verdict.ok, f"{outcome.described}: {verdict.reason}")
+        run.emit(ActionEffect(run_id=run.run_id, step=outcome.iteration or run.iteration - 1, index=outcome.index,
+                              effect=record_effect(outcome.before, after, outcome.step.element)))
         # The supervisors read what the step did to the screen, not only what was asked ("set to 20" reached 54).
         line = outcome.transcript_line
         if line is not None and line < len(self.runner.transcript):

@@ -56,6 +56,7 @@ class StepOutcome:
     verdict: str = ""
     transcript_line: int | None = None  # where the run's transcript has this step, to add what it changed
     confirmed: bool = False           # a sensitive step the user allowed
+    iteration: int = 0                # the run's step it was carried out in
 
     def settle(self, after: Observation, effect: str, effective: bool, verdict_ok: bool, verdict: str) -> None:
         self.after, self.effect, self.effective = after, effect, effective

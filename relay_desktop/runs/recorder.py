@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from relay_desktop.agent.events import (
+    ActionEffect,
     ActionResult,
     ActionStarted,
     Event,
@@ -39,6 +40,8 @@ __all__ = ["RunRecorder"]
 
 log = logging.getLogger(__name__)
 
+_KEEP_COMMITTED = 4
+
 
 class RunRecorder:
     def __init__(self, store: RunStore) -> None:
@@ -50,6 +53,9 @@ class RunRecorder:
         self._step: StepRecord | None = None          # the newest open step
         self._lanes: dict[str, StepRecord] = {}        # open steps by loop ("" or a split screen's half)
         self._jpegs: dict[int, bytes] = {}             # the picture of each open step
+        # Steps already written, by number: an action's effect is seen on the next step's screen, after its own
+        # step was committed, and is then written into it.
+        self._committed: dict[int, StepRecord] = {}
         self._bus: EventBus | None = None
 
     def attach(self, bus: EventBus) -> Callable[[], None]:
@@ -112,6 +118,8 @@ class RunRecorder:
                 self.store.finish_run, event.run_id, outcome=event.outcome, reason=event.reason, steps=event.steps,
                 elapsed_s=event.elapsed_s, input_tokens=event.input_tokens, output_tokens=event.output_tokens,
                 cost_usd=event.cost_usd, finished_at=event.time)
+        elif isinstance(event, ActionEffect):
+            await self._effect(event)
         elif isinstance(event, LogLine | HumanInput | RunStateChanged | GuidanceUpdated):
             await asyncio.to_thread(self.store.add_log, self._run_id, event.time, getattr(event, "step", None),
                                     *_log_line(event))
@@ -146,7 +154,8 @@ class RunRecorder:
         elif isinstance(event, ActionStarted):
             step.actions.append({"index": event.index, "description": event.description,
                                  "action": event.action.to_json(), "bounds": _list(event.bounds),
-                                 "point": _list(event.point), "ok": None, "message": "", "duration_ms": 0.0})
+                                 "point": _list(event.point), "ok": None, "message": "", "duration_ms": 0.0,
+                                 "target": event.target, "screen": event.screen})
         elif isinstance(event, ActionResult):
             started = next((a for a in reversed(step.actions) if a["index"] == event.index and a["ok"] is None), None)
             if started is None:
@@ -157,6 +166,19 @@ class RunRecorder:
         elif isinstance(event, Verification):
             step.verifications.append({"check": event.check, "ok": event.ok, "reason": event.reason})
 
+    async def _effect(self, event: ActionEffect) -> None:
+        """The effect goes with its action: into the open step, or into the step already written."""
+        open_step = next((s for s in self._lanes.values() if s.step == event.step), None)
+        step = open_step or self._committed.get(event.step)
+        if step is None:
+            return
+        action = next((a for a in reversed(step.actions) if a.get("index") == event.index and a.get("ok")), None)
+        if action is None:
+            return
+        action["effect"] = event.effect
+        if open_step is None and self._run_id is not None:
+            await asyncio.to_thread(self.store.save_step, self._run_id, step, None)
+
     async def _commit(self, step: StepRecord | None) -> None:
         jpeg = self._jpegs.pop(id(step), None)
         if step is self._step:
@@ -165,6 +187,9 @@ class RunRecorder:
             return
         step.ended_at = time.time()
         await asyncio.to_thread(self.store.save_step, self._run_id, step, jpeg)
+        self._committed[step.step] = step
+        for old in sorted(self._committed)[:-_KEEP_COMMITTED]:
+            del self._committed[old]
 
 
 def _list(value: Any) -> list[int] | None:

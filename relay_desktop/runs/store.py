@@ -17,6 +17,8 @@ import json
 import shutil
 import sqlite3
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -134,6 +136,13 @@ class RunStore:
             db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
             self._db = db
         return self._db
+
+    @contextmanager
+    def connection(self) -> Iterator[sqlite3.Connection]:
+        """The database for one piece of work, held against every other thread's (other modules keep tables of
+        their own in it: routines)."""
+        with self._lock:
+            yield self._connect()
 
     def close(self) -> None:
         with self._lock:

@@ -1,0 +1,280 @@
+"""Replaying a routine inside a run: each step's target found on the screen as it is now, acted on through the
+agent's own step runner (same gates, same events, same history), and what it changed checked against the
+recording — with no model at all.
+
+Each step waits for the screen to settle (the mirror stream, as the agent does), then looks: the previous step's
+effect must show, the screen must be the app the step expects with no pop-up in the way, and the target must
+be found by its identity, uniquely. Slow screens get a few more looks; anything still off is where the replay
+stops, and the run's agent takes over from that screen with the routine's remaining steps as guidance.
+A clean replay ends with the recorded end screen checked, and success.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from relay_desktop.agent.actions import ResolvedStep, SemanticActionPlan, Step, StepError, resolve_step
+from relay_desktop.agent.control import RunFinishedSignal
+from relay_desktop.agent.events import ActionEffect, HumanInput, PlanReceived, ScreenCaptured, StepStarted
+from relay_desktop.agent.observation import Observation
+from relay_desktop.agent.safety import sensitive_reason
+from relay_desktop.llm.redaction import register_secret
+from relay_desktop.perception import current_dialog, diff_maps
+from relay_desktop.perception.screen import screen_title
+from relay_desktop.routines.effects import check_effect, check_end, record_effect
+from relay_desktop.routines.identity import find_target, layout_similarity, target_name
+from relay_desktop.routines.model import BoundRoutine, BoundStep
+
+__all__ = ["ReplayOutcome", "RoutineReplayer", "describe_step", "handover_guidance"]
+
+LOOK_AGAIN_FOR_S = 5.0       # how long a step waits for its screen (an animation, a slow app) before handing over
+_PAUSES = (0.15, 0.3, 0.5, 0.8)
+# Steps that act from whatever screen is in front.
+_ANYWHERE = ("launch_app", "home", "wait", "recent_apps")
+_SAME_LAYOUT = 0.5
+
+
+@dataclass
+class ReplayOutcome:
+    finished: bool                         # every step replayed and the end checked
+    replayed: int                          # steps carried out from the routine
+    reason: str = ""                       # why it stopped, when it did
+    stopped_at: int | None = None          # the routine step (0-based) it stopped before
+    remaining: list[BoundStep] = field(default_factory=list)
+    last: Observation | None = None        # the screen it stopped on
+
+
+def describe_step(step: BoundStep) -> str:
+    """One line for guidance and logs: ``tap button "Send SMS" (com.google.android.apps.messaging)``."""
+    action = dict(step.action)
+    kind = str(action.pop("action", ""))
+    words = [kind.replace("_", " ")]
+    if step.target is not None and step.needs:
+        # Its recorded label held a parameter: what it must show now, not the recorded label with a value in it.
+        words.append(f'{step.target.get("role") or "element"} showing "{" ".join(step.needs)}"')
+    elif step.target is not None:
+        words.append(target_name(step.target))
+    for key in ("app", "direction", "key", "value", "from_edge"):
+        if key in action:
+            words.append(str(action[key]))
+    if "text" in action:
+        words.append(f'"{action["text"]}"')
+    elif step.step.secret:
+        words.append("(a password)")
+    if step.target is not None and step.target.get("package"):
+        words.append(f"in {step.target['package']}")
+    expect = step.expect or {}
+    if expect.get("app"):
+        then = f"opens {expect['app']}"
+    elif expect.get("title"):
+        then = f"leads to \"{expect['title']}\""
+    elif expect.get("states"):
+        then = f"turns it {' '.join(expect['states'])}"
+    else:
+        then = ""
+    return " ".join(words) + (f" → {then}" if then else "")
+
+
+class RoutineReplayer:
+    """One replay of a bound routine, on the orchestrator's phone, in its run (``agent``: the Orchestrator)."""
+
+    def __init__(self, agent: Any, routine: BoundRoutine, *, wait_s: float = LOOK_AGAIN_FOR_S) -> None:
+        self.agent = agent
+        self.routine = routine
+        self.wait_s = wait_s
+        self.replayed = 0
+
+    def _log(self, message: str, level: str = "info") -> None:
+        self.agent.log(message, level)
+
+    async def run(self) -> ReplayOutcome:
+        agent, routine = self.agent, self.routine
+        total = len(routine.steps)
+        self._log(f"Replaying the routine \"{routine.name}\" (version {routine.routine.version}, {total} steps"
+                  + (f"; {routine.describe_values()}" if routine.values else "") + "): no model is asked while "
+                  "its steps go as recorded.")
+        previous: Observation | None = None
+        before: BoundStep | None = None
+        acted_id: str | None = None
+        acted_in = 0                      # the run's step the previous routine step was carried out in
+        for index, step in enumerate(routine.steps):
+            await agent.control.checkpoint()
+            if agent.iteration >= agent.settings.max_steps:
+                return self._stop(index, f"the step limit ({agent.settings.max_steps}) was reached", previous)
+            agent.iteration = agent.state.iteration = agent.iteration + 1
+            agent.emit(StepStarted(run_id=agent.run_id, step=agent.iteration, max_steps=agent.settings.max_steps))
+            observation, problem, match = await self._look(step, previous, before, acted_id)
+            self._captured(observation, previous)
+            if previous is not None and before is not None:
+                self._effect(acted_in, previous, observation, acted_id)
+            if problem is not None:
+                return self._stop(index, problem, observation)
+            try:
+                acted_id = await self._act(index, step, match, observation)
+            except StepError as exc:
+                return self._stop(index, f"its step {index + 1} could not be done: {exc}", observation)
+            self.replayed += 1
+            previous, before, acted_in = observation, step, agent.iteration
+        # The last step's effect and the end screen, without a model.
+        assert previous is not None and before is not None
+        final, problem, _ = await self._look(None, previous, before, acted_id)
+        self._effect(acted_in, previous, final, acted_id)
+        if problem is None:
+            problem = check_end(routine.end, routine.end_needs, final)
+            if problem is not None:
+                problem = f"the end check failed: {problem}"
+        agent.state.verification("completion", problem is None,
+                                 problem or f"the routine's end screen checked: "
+                                            f"{screen_title(final.element_map) or final.app}")
+        if problem is not None:
+            return self._stop(total, problem, final)
+        self._log(f"The routine \"{routine.name}\" replayed all {total} steps and its end checked out.")
+        return ReplayOutcome(True, self.replayed, last=final)
+
+    def _stop(self, index: int, reason: str, last: Observation | None) -> ReplayOutcome:
+        step = f"step {index + 1} of {len(self.routine.steps)}" if index < len(self.routine.steps) else "the end"
+        self._log(f"The replay stopped at {step}: {reason}", "warning")
+        self.agent.steps.outcomes = []
+        return ReplayOutcome(False, self.replayed, reason, index, list(self.routine.steps[index:]), last)
+
+    # ------------------------------------------------------------ looking
+
+    async def _look(self, step: BoundStep | None, previous: Observation | None, before: BoundStep | None,
+                    acted_id: str | None) -> tuple[Observation, str | None, Any]:
+        """The screen once it is ready for ``step`` (the previous step's effect seen, the target found), or the
+        last look with what is wrong with it when the wait ran out."""
+        agent = self.agent
+        deadline = time.monotonic() + self.wait_s
+        attempt = 0
+        await self._settle(first=previous is None)
+        while True:
+            observation = await agent.capture(previous.element_map if previous is not None else None)
+            problem = None
+            if before is not None and previous is not None:
+                effect = check_effect(before.expect, before.expect_needs, previous, observation, before.target,
+                                      before.needs)
+                if effect is not None:
+                    problem = f"the previous step ({describe_step(before)}) did not do what it did before: {effect}"
+            match = None
+            if problem is None and step is not None:
+                problem, match = self._ready(step, observation)
+            if problem is None or time.monotonic() >= deadline:
+                return observation, problem, match
+            await asyncio.sleep(_PAUSES[min(attempt, len(_PAUSES) - 1)])
+            attempt += 1
+            await self._settle(first=False)
+
+    async def _settle(self, first: bool) -> None:
+        wait_settled = getattr(self.agent.phone, "wait_settled", None)
+        if wait_settled is not None:
+            await wait_settled()
+        elif not first and self.agent.settings.settle_s:
+            await asyncio.sleep(self.agent.settings.settle_s)
+
+    def _ready(self, step: BoundStep, observation: Observation) -> tuple[str | None, Any]:
+        kind = str(step.action.get("action"))
+        screen = step.step.screen
+        if kind not in _ANYWHERE:
+            app = screen.get("app")
+            if app and observation.app and observation.app != app:
+                return f"{observation.app} is in front, where the step expects {app}", None
+            dialog = current_dialog(observation.element_map)
+            in_dialog = step.target is not None and step.target.get("window") == "dialog"
+            if dialog is not None and not screen.get("dialog") and not in_dialog:
+                name = dialog.title or dialog.message or "a dialog"
+                return f"a pop-up is in the way: \"{name[:80]}\"", None
+        if step.target is None:
+            if "element" in step.action:
+                return "the routine has no identity for this step's element (it was learnt without one)", None
+            return None, None
+        match = find_target(step.target, observation.element_map, step.needs)
+        if match.element is None:
+            problem = match.problem
+            similar = layout_similarity(screen.get("layout") or [], observation.element_map)
+            if similar < _SAME_LAYOUT and not match.candidates:
+                now = screen_title(observation.element_map) or observation.app or "an unknown screen"
+                expected = screen.get("title") or screen.get("app") or "another screen"
+                problem += f", and the screen is another one (\"{now}\", where the step expects \"{expected}\")"
+            return problem, None
+        return None, match.element
+
+    def _captured(self, observation: Observation, previous: Observation | None) -> None:
+        agent = self.agent
+        diff = diff_maps(previous.element_map, observation.element_map) if previous is not None else None
+        agent.emit(ScreenCaptured(run_id=agent.run_id, step=agent.iteration, element_map=observation.element_map,
+                                  screenshot=observation.screenshot, app=observation.app,
+                                  layout_hash=observation.layout_hash, fingerprint=observation.fingerprint,
+                                  capture_ms=observation.capture_ms, diff_text=diff.to_text() if diff else "",
+                                  display=(observation.context.screen_width, observation.context.screen_height)))
+
+    def _effect(self, acted_in: int, before: Observation, after: Observation, acted_id: str | None) -> None:
+        """What the previous step did, for the history and for a repaired routine."""
+        agent = self.agent
+        agent.emit(ActionEffect(run_id=agent.run_id, step=acted_in, index=0,
+                                effect=record_effect(before, after, acted_id)))
+
+    # ------------------------------------------------------------ acting
+
+    async def _act(self, index: int, step: BoundStep, element: Any, observation: Observation) -> str | None:
+        agent, routine = self.agent, self.routine
+        params = {k: v for k, v in step.action.items() if k != "action"}
+        if element is not None:
+            params["element"] = element.id
+        kind = str(step.action["action"])
+        if step.step.secret and kind == "type":
+            params["text"] = await self._secret(step)
+        plan_step = Step(kind, params)
+        resolved: ResolvedStep = resolve_step(plan_step, observation.element_map)
+        agent.emit(PlanReceived(run_id=agent.run_id, step=agent.iteration,
+                                plan=SemanticActionPlan((plan_step,), f"routine step {index + 1} of "
+                                                        f"{len(routine.steps)}", source="routine"),
+                                source="routine", model=f"routine {routine.name} v{routine.routine.version}",
+                                thinking=describe_step(step)))
+        reason = sensitive_reason(resolved, observation)
+        if reason is not None:
+            if routine.routine.confirm:
+                if not await agent.steps.confirm(reason):
+                    raise RunFinishedSignal("failed", f"the user did not allow it: {reason}")
+            else:
+                self._log(f"Not asked again (the routine \"{routine.name}\" was told not to ask): {reason}")
+        await agent.steps.act(resolved, observation, 0)
+        agent.steps.transcript[-1] = agent.steps.transcript[-1].replace(
+            f"step {agent.iteration}:", f"step {agent.iteration} (replayed):", 1)
+        self._log(f"Step {agent.iteration} replayed: routine step {index + 1} of {len(routine.steps)}, "
+                  f"{describe_step(step)}")
+        return element.id if element is not None else None
+
+    async def _secret(self, step: BoundStep) -> str:
+        """A password the routine never kept: asked for now, used for this run only."""
+        agent = self.agent
+        where = target_name(step.target) or "the field in front"
+        question = (f"The routine \"{self.routine.name}\" types a password into {where}. Enter it (it is used for "
+                    "this run only and never saved).")
+        answer = await agent.handlers.ask(question)
+        agent.emit(HumanInput(run_id=agent.run_id, step=agent.iteration, purpose="sign_in", prompt=question,
+                              answer="(given)" if answer else ""))
+        if not answer:
+            raise StepError("it types a password, and none was given")
+        register_secret(answer)
+        agent.steps.answers.append(answer)
+        return answer
+
+
+def handover_guidance(routine: BoundRoutine, outcome: ReplayOutcome) -> str:
+    """What the agent is told when it takes over from a routine: how far the replay got, why it stopped, and
+    the routine's remaining steps as they went last time (a guide, not commands: the screen may differ)."""
+    total = len(routine.steps)
+    head = (f"ROUTINE: a saved routine (\"{routine.name}\"), learnt from an earlier successful run of this task, was "
+            f"replayed without you for {outcome.replayed} of its {total} steps (they are done: see the screen).")
+    if not outcome.remaining:
+        return (f"{head} All of them ran, but the end check failed: {outcome.reason}. Check the screen and finish "
+                "the task.")
+    lines = [f"{head} It stopped before its step {(outcome.stopped_at or 0) + 1} because {outcome.reason}.",
+             "Its remaining steps, as they went last time (the screen may differ now: a pop-up, another screen, a "
+             "moved list; use them as a guide, not as commands):"]
+    first = (outcome.stopped_at or 0) + 1
+    lines += [f"{first + i}. {describe_step(step)}" for i, step in enumerate(outcome.remaining)]
+    return "\n".join(lines)
