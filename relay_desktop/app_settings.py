@@ -42,6 +42,7 @@ class AppSettings:
     shell_allowed: tuple[str, ...] = ()
     speak_progress: bool = False
     split_screen: bool = True               # the planning agent may put two apps side by side
+    use_routines: bool = True               # a typed task that matches a saved routine replays it
     theme: str = "system"                   # "system" (follow the desktop), "light" or "dark"
     problem: str = ""                       # why the saved file was not used, if it was not
 
@@ -64,7 +65,7 @@ class AppSettings:
         return {"version": SETTINGS_VERSION, "llm": self.llm.to_dict(), "max_steps": self.max_steps,
                 "screenshot_max_kb": self.screenshot_max_kb, "screenshots": self.screenshots,
                 "shell_allowed": list(self.shell_allowed), "speak_progress": self.speak_progress,
-                "split_screen": self.split_screen, "theme": self.theme}
+                "split_screen": self.split_screen, "use_routines": self.use_routines, "theme": self.theme}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> AppSettings:
@@ -79,6 +80,7 @@ class AppSettings:
                    shell_allowed=tuple(str(p) for p in data.get("shell_allowed", [])),
                    speak_progress=bool(data.get("speak_progress", False)),
                    split_screen=bool(data.get("split_screen", True)),
+                   use_routines=bool(data.get("use_routines", True)),
                    theme=str(data.get("theme", "system")))
 
     @classmethod

@@ -121,10 +121,12 @@ def _parser() -> argparse.ArgumentParser:
     check.set_defaults(command="check-provider", handler=_run_check_provider)
 
     from relay_desktop import cli_bench, cli_mcp, cli_run
+    from relay_desktop.routines import commands as routines_commands
     from relay_desktop.runs import commands as runs_commands
 
     cli_run.register(commands)
     runs_commands.register(commands)
+    routines_commands.register(commands)
     cli_bench.register(commands)
     cli_mcp.register(commands)
     return parser

@@ -48,8 +48,11 @@ def silence_stdout() -> None:
 
 
 class EventPrinter:
-    def __init__(self, json_lines: bool = False, stream: TextIO | None = None) -> None:
+    """``phone``: with several phones at once, whose events these are (each line says it)."""
+
+    def __init__(self, json_lines: bool = False, stream: TextIO | None = None, phone: str = "") -> None:
         self.json_lines = json_lines
+        self.phone = phone
         self.stream = stream or sys.stdout
         self.closed = False                            # the reader of our output went away
         self.on_closed: Callable[[], None] | None = None
@@ -68,15 +71,21 @@ class EventPrinter:
 
     def line(self, text: str) -> None:
         """A line of the command's own (not an event): on stderr in JSON mode, so stdout stays parseable."""
-        self._print(text, sys.stderr if self.json_lines else self.stream)
+        self._print(self._prefixed(text), sys.stderr if self.json_lines else self.stream)
+
+    def _prefixed(self, text: str) -> str:
+        return "\n".join(f"[{self.phone}] {line}" for line in text.split("\n")) if self.phone else text
 
     def print_event(self, event: Event) -> None:
         if self.json_lines:
-            self._print(json.dumps(event.to_json(), ensure_ascii=False, default=str), self.stream)
+            data = event.to_json()
+            if self.phone:
+                data["phone"] = self.phone
+            self._print(json.dumps(data, ensure_ascii=False, default=str), self.stream)
             return
         text = self.format(event)
         if text is not None:
-            self._print(text, self.stream)
+            self._print(self._prefixed(text), self.stream)
 
     @staticmethod
     def format(event: Event) -> str | None:
@@ -95,6 +104,8 @@ class EventPrinter:
             return (f"── step {event.step} · {event.app or '?'} · {len(event.element_map)} elements "
                     f"(captured in {event.capture_ms:.0f} ms)")
         if isinstance(event, PlanReceived):
+            if event.source == "routine":
+                return f"   replayed ({event.model}): {event.thinking or event.plan.steps[0].describe()}"
             who = "fallback planner" if event.source == "fallback" else \
                 f"{event.model}, {event.latency_ms / 1000:.1f} s"
             steps = "; ".join(s.describe() for s in event.plan.steps)

@@ -17,16 +17,17 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from relay_desktop.agent.events import Event, EventBus
+from relay_desktop.agent.events import Event
 from relay_desktop.agent.safety import Handlers
-from relay_desktop.agent.settings import AgentSettings, RunResult, task_problem
+from relay_desktop.agent.settings import AgentSettings, task_problem
 from relay_desktop.cli_output import EventPrinter
 from relay_desktop.device.errors import DeviceError
 from relay_desktop.llm.config import DEFAULT_MODELS, ROLES, LLMSettings, ModelRef, builtin_provider
 from relay_desktop.llm.keys import KeyStore
 from relay_desktop.llm.router import ModelRouter
 
-__all__ = ["add_model_options", "models_from_args", "register"]
+__all__ = ["TerminalHandlers", "add_model_options", "add_phone_options", "link_recording", "models_from_args",
+           "open_phone", "register", "start_mirror", "stop_on_interrupt", "suite_task_for"]
 
 BUILTIN = ("anthropic", "openai", "gemini")
 
@@ -52,6 +53,8 @@ def register(commands: Any) -> None:
     run.add_argument("--record", metavar="FILE.mp4",
                      help="record the phone's screen during the run into this MP4 (needs the live mirror); the run's "
                           "history links to it")
+    run.add_argument("--no-routines", action="store_true",
+                     help="do not replay a saved routine even when the task matches one (see `relay-desktop routines`)")
     run.add_argument("--allow-shell", action="append", default=[], metavar="PREFIX",
                      help="let the agent run adb shell commands starting with PREFIX (repeatable; each command "
                           "is confirmed). Off by default")
@@ -166,8 +169,7 @@ async def open_phone(serial: str | None, use_sim: bool) -> AsyncIterator[tuple[A
 
 
 async def _run_task(args: argparse.Namespace) -> int:
-    from relay_desktop.agent.orchestrator import Orchestrator
-    from relay_desktop.runs import RunRecorder, RunStore
+    from relay_desktop.cli_drive import DriveOptions, drive
 
     out = EventPrinter(json_lines=args.json)
     try:
@@ -178,13 +180,16 @@ async def _run_task(args: argparse.Namespace) -> int:
             _check_recording_path(Path(args.record), args.no_mirror)
         if args.pace < 0:
             raise ValueError("--pace cannot be negative")
-        settings = AgentSettings(max_steps=args.max_steps, screenshots=not args.no_screenshots, pace_s=args.pace,
-                                 allow_fallback=args.allow_fallback, split_screen=not args.no_split_screen,
-                                 shell_allowed=tuple(p.strip() for p in args.allow_shell if p.strip()))
         llm, which = models_from_args(args)
+        # With no model at all the rule-based planner drives anyway: it also takes over from a routine.
+        settings = AgentSettings(max_steps=args.max_steps, screenshots=not args.no_screenshots, pace_s=args.pace,
+                                 allow_fallback=args.allow_fallback or llm is None,
+                                 split_screen=not args.no_split_screen,
+                                 shell_allowed=tuple(p.strip() for p in args.allow_shell if p.strip()))
     except ValueError as exc:
         print(f"relay-desktop run: {exc}", file=sys.stderr)
         return 2
+    routine, routines = await _routine_for(args, out)
     try:
         phone_cm = open_phone(args.device, args.sim)
         device, service = await phone_cm.__aenter__()
@@ -192,64 +197,53 @@ async def _run_task(args: argparse.Namespace) -> int:
         print(f"relay-desktop run: {exc}" + ("" if args.device else " (or try --sim for the virtual phone)"),
               file=sys.stderr)
         return 1
-    bus = EventBus()
     # Retries, key rotation and fallbacks reach the run's log (and history) through the orchestrator.
     router = ModelRouter(llm) if llm is not None else None
-    bus.subscribe(out.print_event)
-    recorder = RunRecorder(RunStore())
-    detach = recorder.attach(bus)
-    suite_task = _suite_task(args.task) if service is not None else None
-    if suite_task is not None:
-        suite_task.setup(service.phone)
     out.line(f"Models: {which}")
-    from relay_desktop.agent.knowledge import AppKnowledgeCache
-    from relay_desktop.mirror.mirrored_phone import MirroredPhone
-
-    mirror = None if args.no_mirror else await start_mirror(device, out.line, built_in=service is not None)
-    recording = None
-    if args.record:
-        if mirror is None:           # asked for a video and cannot make one: say so before touching anything
-            out.line("relay-desktop run: cannot record: the live mirror did not start (see above)")
-            detach()
-            await recorder.aclose()
-            if router is not None:
-                await router.aclose()
-            await phone_cm.__aexit__(None, None, None)
-            return 1
-        recording = await mirror.start_recording(Path(args.record))
-    agent = Orchestrator(MirroredPhone(device, mirror), router, settings=settings, bus=bus,
-                         handlers=TerminalHandlers(args.yes, out.line),
-                         knowledge=AppKnowledgeCache(models=router) if router is not None else None,
-                         describe_models=llm.to_dict() if llm is not None else {"planner": "fallback"})
-    task = asyncio.ensure_future(agent.run(args.task))
-    stop = _stop_on_interrupt(task, agent)
-    out.on_closed = stop            # the output's reader went away: stop as Ctrl+C would, quietly
+    options = DriveOptions(settings, router, llm.to_dict() if llm is not None else {"planner": "fallback"},
+                           approve_all=args.yes, mirror=not args.no_mirror,
+                           record=Path(args.record) if args.record else None)
     try:
-        result: RunResult = await task
+        driven = await drive(device, service, args.task, options, out, routine=routine, routines=routines)
     finally:
-        detach()
-        await recorder.aclose()
         if router is not None:
             await router.aclose()
-        if recording is not None and mirror is not None:
-            await mirror.finish_recording(recording)
-        if mirror is not None:
-            await mirror.stop()
-        await device.close()
-        if suite_task is not None and service is not None:
-            check = suite_task.check(service.phone)
-            out.line(f"Virtual phone check: {'passed' if check.ok else 'failed'} ({check.detail})")
         await phone_cm.__aexit__(None, None, None)
-    if recorder.error:
-        out.line(f"History not saved: {recorder.error}")
-    if recording is not None:
-        await _link_recording(recorder.store, result.run_id, recording, out.line)
-    if agent.models_failed is not None and result.outcome == "error":
-        out.line("To let the rule-based planner carry on when the model cannot be used, add --allow-fallback.")
-    out.line(f"Saved as run {result.run_id} (relay-desktop runs show {result.run_id})")
+        if routines is not None:
+            routines.close()
+    if driven is None:
+        return 1
     if out.closed:
         return 141                  # as a command ended by a closed pipe (128 + SIGPIPE)
+    result = driven.result
     return 0 if result.success else 130 if result.outcome == "stopped" else 1
+
+
+async def _routine_for(args: argparse.Namespace, out: EventPrinter) -> tuple[Any, Any]:
+    """The saved routine this task is (bound to the values it gives) and the store, unless routines are off
+    (``--no-routines``, or the setting in the window); (None, None) otherwise."""
+    from relay_desktop.app_settings import AppSettings
+    from relay_desktop.routines.service import find_routine
+    from relay_desktop.routines.store import RoutineStore
+
+    if getattr(args, "no_routines", False) or not AppSettings.load().use_routines:
+        return None, None
+    store = RoutineStore()
+    try:
+        match = await asyncio.to_thread(find_routine, store, args.task)
+    except Exception as exc:  # the routines could not be read: the run goes on without them, and says so
+        out.line(f"Saved routines not used: {exc}")
+        store.close()
+        return None, None
+    if match is None:
+        store.close()
+        return None, None
+    routine = match.routine.bind(match.values)
+    values = f" with {routine.describe_values()}" if routine.values else ""
+    out.line(f'This task is the saved routine "{routine.name}" (version {match.routine.version}){values}: it '
+             "replays without a model, and the agent takes over only where the phone differs (--no-routines "
+             "turns this off).")
+    return routine, store
 
 
 def _check_recording_path(path: Path, no_mirror: bool) -> None:
@@ -262,7 +256,7 @@ def _check_recording_path(path: Path, no_mirror: bool) -> None:
         raise ValueError(f"--record {path}: the folder {path.parent} does not exist")
 
 
-async def _link_recording(store: Any, run_id: str, recording: Any, say: Callable[[str], None]) -> None:
+async def link_recording(store: Any, run_id: str, recording: Any, say: Callable[[str], None]) -> None:
     if not recording.packets:
         say(f"No recording saved: the mirror sent no picture to {recording.path}")
         return
@@ -297,7 +291,7 @@ async def start_mirror(device: Any, say: Callable[[str], None], built_in: bool =
     return mirror
 
 
-def _stop_on_interrupt(task: asyncio.Future[Any], agent: Any) -> Callable[[], None]:
+def stop_on_interrupt(task: asyncio.Future[Any], agent: Any) -> Callable[[], None]:
     """Ctrl+C stops the run cleanly (history saved, no further device commands) instead of killing it; returns
     the function that does that, for other reasons to stop."""
     loop = asyncio.get_running_loop()
@@ -315,7 +309,7 @@ def _stop_on_interrupt(task: asyncio.Future[Any], agent: Any) -> Callable[[], No
     return interrupt
 
 
-def _suite_task(text: str) -> Any:
+def suite_task_for(text: str) -> Any:
     """The virtual phone's suite task with this goal, so `run --sim` starts from its initial state."""
     from relay_desktop.sim.tasks import ALL_TASKS
 

@@ -29,7 +29,7 @@ from relay_desktop.agent.events import ActionResult, Event, RunFinished
 from relay_desktop.agent.prompts import screen_block, screenshot_line
 from relay_desktop.agent.safety import Handlers
 from relay_desktop.agent.settings import AgentSettings, task_problem
-from relay_desktop.cli_run import _suite_task, models_from_args
+from relay_desktop.cli_run import models_from_args, suite_task_for
 from relay_desktop.device.errors import DeviceError
 from relay_desktop.mcp_phone import ActionRefused, PhoneSession, PhoneUnavailable
 
@@ -155,7 +155,7 @@ class _Runs:
         from relay_desktop.runs import RunRecorder, RunStore
 
         service = self.phones.service
-        suite_task = _suite_task(task) if service is not None else None
+        suite_task = suite_task_for(task) if service is not None else None
         if suite_task is not None:        # the virtual phone starts from the suite task's initial state, as in `run`
             suite_task.setup(service.phone)
         recorder = RunRecorder(RunStore())

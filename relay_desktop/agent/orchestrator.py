@@ -232,7 +232,11 @@ class Orchestrator:
 
     async def _announce(self) -> None:
         """What the log says before the first step: who plans, how the screen is read."""
-        if self.fallback_mode:
+        if self.fallback_mode and self.routine is not None:
+            self.log("No model is configured: the routine replays without one"
+                     + ("; if the phone differs, the rule-based planner takes over." if self.settings.allow_fallback
+                        else ", and the run ends if the phone differs from the recording."))
+        elif self.fallback_mode:
             self.log("No model is configured: the rule-based fallback planner drives this run.", "warning")
         if self.ocr is None and self.settings.ocr and self.settings.screenshots:
             self.log(OCR_MISSING_NOTICE, "warning")

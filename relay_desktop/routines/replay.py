@@ -70,7 +70,8 @@ def describe_step(step: BoundStep) -> str:
     if expect.get("app"):
         then = f"opens {expect['app']}"
     elif expect.get("title"):
-        then = f"leads to \"{expect['title']}\""
+        shown = [need for need in step.expect_needs if need.casefold() in str(expect["title"]).casefold()]
+        then = f"leads to a screen showing \"{' '.join(shown)}\"" if shown else f"leads to \"{expect['title']}\""
     elif expect.get("states"):
         then = f"turns it {' '.join(expect['states'])}"
     else:
@@ -243,8 +244,6 @@ class RoutineReplayer:
         await agent.steps.act(resolved, observation, 0)
         agent.steps.transcript[-1] = agent.steps.transcript[-1].replace(
             f"step {agent.iteration}:", f"step {agent.iteration} (replayed):", 1)
-        self._log(f"Step {agent.iteration} replayed: routine step {index + 1} of {len(routine.steps)}, "
-                  f"{describe_step(step)}")
         return element.id if element is not None else None
 
     async def _secret(self, step: BoundStep) -> str:

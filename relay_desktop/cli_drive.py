@@ -1,0 +1,107 @@
+"""One run on one phone from the command line, as ``run`` and ``routines run`` both carry it out: the live
+mirror (and a recording of it), the run history, the terminal's questions and confirmations, Ctrl+C, the
+virtual phone's suite check, and the routine around the run (its replay, and its repair when the agent fixed
+it). Several of these can go at once, one per phone (``routines run --all-devices``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from relay_desktop.agent.events import EventBus
+from relay_desktop.agent.settings import AgentSettings, RunResult
+from relay_desktop.cli_output import EventPrinter
+from relay_desktop.cli_run import TerminalHandlers, link_recording, start_mirror, stop_on_interrupt, suite_task_for
+
+__all__ = ["DriveOptions", "Driven", "drive"]
+
+
+@dataclass(frozen=True)
+class DriveOptions:
+    settings: AgentSettings
+    router: Any                              # the models (a ModelRouter), or None for the rule-based planner
+    describe_models: dict[str, Any]
+    approve_all: bool = False                # --yes
+    mirror: bool = True
+    record: Path | None = None
+
+
+@dataclass
+class Driven:
+    result: RunResult
+    agent: Any
+    routine_line: str | None = None          # what became of the routine (repaired, …)
+    check: str | None = None                 # the virtual phone's suite check, when there was one
+
+
+async def drive(device: Any, service: Any, task: str, options: DriveOptions, out: EventPrinter, *,
+                routine: Any = None, routines: Any = None,
+                on_agent: Callable[[Any], None] | None = None) -> Driven | None:
+    """Carry out ``task`` on ``device`` (the virtual phone ``service``'s, or a real one), replaying ``routine``
+    (a BoundRoutine kept in the RoutineStore ``routines``) first when given. None when a recording was asked
+    for and cannot be made (said on ``out``). The device is closed; the phone itself is the caller's."""
+    from relay_desktop.agent.knowledge import AppKnowledgeCache
+    from relay_desktop.agent.orchestrator import Orchestrator
+    from relay_desktop.mirror.mirrored_phone import MirroredPhone
+    from relay_desktop.routines.service import RoutineRun
+    from relay_desktop.runs import RunRecorder, RunStore
+
+    bus = EventBus()
+    bus.subscribe(out.print_event)
+    recorder = RunRecorder(RunStore())
+    detach = recorder.attach(bus)
+    around = RoutineRun(routines, routine) if routine is not None and routines is not None else None
+    detach_routine = around.attach(bus) if around is not None else None
+    suite_task = suite_task_for(task) if service is not None else None
+    if suite_task is not None:
+        suite_task.setup(service.phone)
+    mirror = await start_mirror(device, out.line, built_in=service is not None) if options.mirror else None
+    recording = None
+    try:
+        if options.record is not None:
+            if mirror is None:       # asked for a video and cannot make one: say so before touching anything
+                out.line("relay-desktop: cannot record: the live mirror did not start (see above)")
+                return None
+            recording = await mirror.start_recording(options.record)
+        router = options.router
+        agent = Orchestrator(MirroredPhone(device, mirror), router, settings=options.settings, bus=bus,
+                             handlers=TerminalHandlers(options.approve_all, out.line),
+                             knowledge=AppKnowledgeCache(models=router) if router is not None else None,
+                             describe_models=options.describe_models, routine=routine)
+        if on_agent is not None:
+            on_agent(agent)
+        running = asyncio.ensure_future(agent.run(task))
+        stop = stop_on_interrupt(running, agent)
+        out.on_closed = stop         # the output's reader went away: stop as Ctrl+C would, quietly
+        result: RunResult = await running
+    finally:
+        if detach_routine is not None:
+            detach_routine()
+        detach()
+        await recorder.aclose()
+        if recording is not None and mirror is not None:
+            await mirror.finish_recording(recording)
+        if mirror is not None:
+            await mirror.stop()
+        await device.close()
+    driven = Driven(result, agent)
+    if suite_task is not None and service is not None:
+        check = suite_task.check(service.phone)
+        driven.check = f"Virtual phone check: {'passed' if check.ok else 'failed'} ({check.detail})"
+        out.line(driven.check)
+    if recorder.error:
+        out.line(f"History not saved: {recorder.error}")
+    if recording is not None:
+        await link_recording(recorder.store, result.run_id, recording, out.line)
+    if around is not None:
+        driven.routine_line = await around.finish(agent, result.outcome)
+        if driven.routine_line:
+            out.line(driven.routine_line)
+    if agent.models_failed is not None and result.outcome == "error":
+        out.line("To let the rule-based planner carry on when the model cannot be used, add --allow-fallback.")
+    out.line(f"Saved as run {result.run_id} (relay-desktop runs show {result.run_id})")
+    return driven
