@@ -15,7 +15,7 @@ from relay_desktop.routines.model import Parameter, Routine, RoutineError, Routi
 __all__ = ["FORMAT", "routine_from_dict", "routine_to_dict"]
 
 FORMAT = 1
-_STEP_KEYS = ("target", "screen", "expect", "secret")
+_STEP_KEYS = ("target", "screen", "expect", "secret", "optional")
 _REPLAYABLE = {name: spec for name, spec in {**ACTIONS, **OPTIONAL_ACTIONS}.items()
                if name not in ("complete", "fail", "ask_user")}
 
@@ -26,6 +26,8 @@ def routine_to_dict(routine: Routine) -> dict[str, Any]:
         out: dict[str, Any] = dict(step.action)
         if step.secret:
             out["secret"] = True
+        if step.optional:
+            out["optional"] = True
         if step.target is not None:
             out["target"] = step.target
         if step.screen:
@@ -87,7 +89,9 @@ def _step(raw: Any, index: int, names: set[str]) -> RoutineStep:
                 f"{kind} needs a target (the element it acts on) or x and y")
     screen = _optional_mapping(raw.get("screen"), f"{where}.screen") or {}
     expect = _optional_mapping(raw.get("expect"), f"{where}.expect")
-    return RoutineStep(action, target, screen, expect, secret)
+    optional = raw.get("optional", False)
+    _expect(isinstance(optional, bool), f"{where}.optional", "must be true or false")
+    return RoutineStep(action, target, screen, expect, secret, optional)
 
 
 def routine_from_dict(data: Any, *, name: str | None = None) -> Routine:

@@ -17,16 +17,12 @@ from relay_desktop.perception import Element, ElementMap, diff_maps
 from relay_desktop.perception.render import in_system_bar
 from relay_desktop.perception.screen import current_dialog, screen_title
 from relay_desktop.perception.tree import WindowKind
-from relay_desktop.routines.identity import CHOICE_STATES, MAX_TEXT, find_target
+from relay_desktop.routines.identity import CHOICE_STATES, find_target
+from relay_desktop.routines.identity import short_text as _short
 
 __all__ = ["check_effect", "check_end", "record_effect"]
 
 MAX_APPEARED = 4
-
-
-def _short(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= MAX_TEXT else text[:MAX_TEXT - 1] + "…"
 
 
 def _choice(states: Sequence[str]) -> list[str]:

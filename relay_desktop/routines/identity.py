@@ -22,7 +22,7 @@ from relay_desktop.perception.screen import current_dialog, screen_title
 from relay_desktop.perception.tree import UINode, WindowKind
 
 __all__ = ["CHOICE_STATES", "TargetMatch", "find_target", "identify_screen", "identify_target", "layout_similarity",
-           "neighbour_texts", "target_name"]
+           "neighbour_texts", "short_text", "target_name"]
 
 MAX_NEIGHBOURS = 6
 MAX_TEXT = 80
@@ -36,7 +36,8 @@ _ROW_SHARE = 0.4          # a "row" bigger than this share of the screen is a pa
 CHOICE_STATES = ("on", "off", "checked", "unchecked", "selected", "not selected")
 
 
-def _short(text: str) -> str:
+def short_text(text: str) -> str:
+    """One line of at most MAX_TEXT characters, as texts are kept in a routine."""
     text = " ".join(text.split())
     return text if len(text) <= MAX_TEXT else text[:MAX_TEXT - 1] + "…"
 
@@ -53,7 +54,7 @@ def label_parts(element: Element) -> list[list[str]]:
         for words in own_words(node):
             if node.editable and words == node.text:
                 continue
-            parts.append([_rid(node), _short(words)])
+            parts.append([_rid(node), short_text(words)])
     return parts[:MAX_NEIGHBOURS]
 
 
@@ -93,7 +94,7 @@ def neighbour_texts(element: Element, element_map: ElementMap) -> list[str]:
         if id(node) in own or node.editable:
             continue
         for words in own_words(node):
-            text = _short(words)
+            text = short_text(words)
             if text and text not in texts and text not in element.label:
                 texts.append(text)
     return texts[:MAX_NEIGHBOURS]
@@ -115,7 +116,7 @@ def identify_target(element: Element, element_map: ElementMap) -> dict[str, Any]
     """The element as a routine stores it (plain JSON)."""
     node = element.node
     target: dict[str, Any] = {"package": node.package, "class": node.cls, "id": node.resource_id,
-                              "role": element.role, "label": _short(element.label)}
+                              "role": element.role, "label": short_text(element.label)}
     parts = label_parts(element)
     if len(parts) > 1:
         target["parts"] = parts
@@ -156,10 +157,10 @@ def identify_screen(element_map: ElementMap, app: str, activity: str = "") -> di
         screen["activity"] = activity
     title = screen_title(element_map)
     if title:
-        screen["title"] = _short(title)
+        screen["title"] = short_text(title)
     dialog = current_dialog(element_map)
     if dialog is not None:
-        screen["dialog"] = _short(dialog.title or dialog.message or "untitled")
+        screen["dialog"] = short_text(dialog.title or dialog.message or "untitled")
     if element_map.keyboard is not None:
         screen["keyboard"] = True
     screen["layout"] = _layout_tokens(element_map)

@@ -248,11 +248,43 @@ def _action(record: ActionRecord, parameters: Sequence[Parameter], secret: bool)
     return action
 
 
+def _answers_interruption(record: ActionRecord, interruptions: Sequence[str]) -> bool:
+    """The step closed a dialog that interrupted the task: one another app put up (a system warning, a
+    permission question), or one a replay found in its way. Such a step is done only when its dialog shows."""
+    dialog = (record.screen or {}).get("dialog")
+    if not dialog or (record.effect or {}).get("dialog") != "closed":
+        return False
+    app = (record.screen or {}).get("app")
+    package = (record.target or {}).get("package")
+    return dialog in interruptions or bool(app and package and package != app)
+
+
+_WIPED = "•••"
+
+
+def _wipe(value: Any, secrets: Sequence[str]) -> Any:
+    if isinstance(value, str):
+        for secret in secrets:
+            value = value.replace(secret, _WIPED)
+        return value
+    if isinstance(value, list):
+        return [_wipe(v, secrets) for v in value]
+    if isinstance(value, dict):
+        return {k: _wipe(v, secrets) for k, v in value.items()}
+    return value
+
+
+def _wiped(step: RoutineStep, secrets: Sequence[str]) -> RoutineStep:
+    return RoutineStep(_wipe(step.action, secrets), _wipe(step.target, secrets), _wipe(step.screen, secrets),
+                       _wipe(step.expect, secrets), step.secret, step.optional)
+
+
 def learn_routine(name: str, task: str, records: Sequence[ActionRecord], *, source_run: str = "",
                   parameters: Sequence[Parameter] | None = None, known: Sequence[Parameter] = (),
-                  confirm: bool = True, note: str = "") -> Routine:
+                  confirm: bool = True, note: str = "", interruptions: Sequence[str] = ()) -> Routine:
     """The routine a successful run's actions make. ``parameters``: the ones to use (the user's choice);
-    None: detected from the run, keeping the names of ``known`` ones."""
+    None: detected from the run, keeping the names of ``known`` ones. ``interruptions``: dialogs known to have
+    come in the way (a replay stopped for them); the steps that closed them become optional."""
     name = check_name(name)
     done = [r for r in records if r.ok]
     if not done:
@@ -268,14 +300,22 @@ def learn_routine(name: str, task: str, records: Sequence[ActionRecord], *, sour
         if not _in_task(parameter.default, task):
             raise RoutineError(f"the parameter {parameter.name}'s value {parameter.default!r} is not in the task "
                                f"{task!r}: a parameter is a value the task gives")
+    # Whatever a password field or a secret received is wiped from every text of the routine (a field may show
+    # it, a later screen may quote it), not only from the step that typed it.
+    secrets = [str(r.action.get("text")) for r in done if r.kind == "type" and _secret(r) and r.action.get("text")]
     steps = []
     for record in done:
         secret = record.kind == "type" and _secret(record)
-        steps.append(RoutineStep(_action(record, parameters, secret),
-                                 _templated(record.target, parameters) if record.target else None,
-                                 _templated(record.screen or {}, parameters),
-                                 _templated(record.effect, parameters) if record.effect else None, secret))
+        effect = record.effect
+        if secret and effect:
+            effect = {k: v for k, v in effect.items() if k not in ("value", "appeared")}
+        step = RoutineStep(_action(record, parameters, secret),
+                           _templated(record.target, parameters) if record.target else None,
+                           _templated(record.screen or {}, parameters),
+                           _templated(effect, parameters) if effect else None, secret,
+                           _answers_interruption(record, interruptions))
+        steps.append(_wiped(step, secrets) if secrets else step)
     last = done[-1].effect or {}
-    end = _templated(dict(last.get("after") or {}), parameters)
+    end = _wipe(_templated(dict(last.get("after") or {}), parameters), secrets)
     return Routine(name, template(" ".join(task.split()), parameters), tuple(steps), tuple(parameters),
                    {k: v for k, v in end.items() if v}, confirm, source_run=source_run, note=note)

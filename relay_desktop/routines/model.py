@@ -65,6 +65,7 @@ class RoutineStep:
     screen: dict[str, Any] = field(default_factory=dict)   # the screen before it (identity.identify_screen)
     expect: dict[str, Any] | None = None    # what it changed (effects.record_effect); None: not known
     secret: bool = False                    # typed a password: the text is not kept and is asked for at replay
+    optional: bool = False                  # answers a dialog: done when the dialog shows, skipped when not
 
     @property
     def kind(self) -> str:

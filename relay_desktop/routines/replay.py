@@ -25,16 +25,25 @@ from relay_desktop.llm.redaction import register_secret
 from relay_desktop.perception import current_dialog, diff_maps
 from relay_desktop.perception.screen import screen_title
 from relay_desktop.routines.effects import check_effect, check_end, record_effect
-from relay_desktop.routines.identity import find_target, layout_similarity, target_name
+from relay_desktop.routines.identity import find_target, layout_similarity, short_text, target_name
 from relay_desktop.routines.model import BoundRoutine, BoundStep
 
-__all__ = ["ReplayOutcome", "RoutineReplayer", "describe_step", "handover_guidance"]
+__all__ = ["Look", "ReplayOutcome", "RoutineReplayer", "describe_step", "handover_guidance"]
 
 LOOK_AGAIN_FOR_S = 5.0       # how long a step waits for its screen (an animation, a slow app) before handing over
 _PAUSES = (0.15, 0.3, 0.5, 0.8)
 # Steps that act from whatever screen is in front.
 _ANYWHERE = ("launch_app", "home", "wait", "recent_apps")
 _SAME_LAYOUT = 0.5
+_MAX_BACKS = 2
+_MAX_SCROLLS = 4
+
+
+@dataclass(frozen=True)
+class Look:
+    observation: Observation
+    problem: str | None = None           # why the step cannot go ahead on this screen
+    element: Any = None                  # the step's target on it, when found
 
 
 @dataclass
@@ -45,6 +54,7 @@ class ReplayOutcome:
     stopped_at: int | None = None          # the routine step (0-based) it stopped before
     remaining: list[BoundStep] = field(default_factory=list)
     last: Observation | None = None        # the screen it stopped on
+    interruption: str | None = None        # the dialog in its way, when that is why it stopped
 
 
 def describe_step(step: BoundStep) -> str:
@@ -87,6 +97,8 @@ class RoutineReplayer:
         self.routine = routine
         self.wait_s = wait_s
         self.replayed = 0
+        self._actions = 0                # actions carried out in the current run step
+        self.interruption: str | None = None
 
     def _log(self, message: str, level: str = "info") -> None:
         self.agent.log(message, level)
@@ -100,29 +112,47 @@ class RoutineReplayer:
         previous: Observation | None = None
         before: BoundStep | None = None
         acted_id: str | None = None
-        acted_in = 0                      # the run's step the previous routine step was carried out in
+        acted_in = acted_index = 0        # where the previous routine step was carried out (run step, index)
+        lenient = False                   # the previous step's effect included a dialog that may not show
+        opened = False                    # this run step is started (a skipped optional step leaves it open)
         for index, step in enumerate(routine.steps):
             await agent.control.checkpoint()
-            if agent.iteration >= agent.settings.max_steps:
-                return self._stop(index, f"the step limit ({agent.settings.max_steps}) was reached", previous)
-            agent.iteration = agent.state.iteration = agent.iteration + 1
-            agent.emit(StepStarted(run_id=agent.run_id, step=agent.iteration, max_steps=agent.settings.max_steps))
-            observation, problem, match = await self._look(step, previous, before, acted_id)
-            self._captured(observation, previous)
-            if previous is not None and before is not None:
-                self._effect(acted_in, previous, observation, acted_id)
-            if problem is not None:
-                return self._stop(index, problem, observation)
+            if not opened:
+                if agent.iteration >= agent.settings.max_steps:
+                    return self._stop(index, f"the step limit ({agent.settings.max_steps}) was reached", previous)
+                agent.iteration = agent.state.iteration = agent.iteration + 1
+                agent.emit(StepStarted(run_id=agent.run_id, step=agent.iteration,
+                                       max_steps=agent.settings.max_steps))
+                self._actions = 0
+            lenient = lenient or step.step.optional
+            look = await self._look(step, previous, before, lenient)
+            if look.problem is not None and not step.step.optional:
+                look = await self._recover(step, look) or look
+            if not opened:
+                self._captured(look.observation, previous)
+                if previous is not None and before is not None:
+                    self._effect(acted_in, acted_index, previous, look.observation, acted_id)
+            opened = True
+            if step.step.optional and (look.problem is not None or current_dialog(look.observation.element_map)
+                                       is None):
+                self._log(f"Skipped routine step {index + 1}: it answers a dialog that did not show "
+                          f"({describe_step(step)})")
+                continue
+            if look.problem is not None:
+                return self._stop(index, look.problem, look.observation)
             try:
-                acted_id = await self._act(index, step, match, observation)
+                acted_id = await self._act(index, step, look.element, look.observation)
             except StepError as exc:
-                return self._stop(index, f"its step {index + 1} could not be done: {exc}", observation)
+                return self._stop(index, f"its step {index + 1} could not be done: {exc}", look.observation)
             self.replayed += 1
-            previous, before, acted_in = observation, step, agent.iteration
+            previous, before, acted_in, acted_index = look.observation, step, agent.iteration, self._actions - 1
+            lenient, opened = False, False
         # The last step's effect and the end screen, without a model.
-        assert previous is not None and before is not None
-        final, problem, _ = await self._look(None, previous, before, acted_id)
-        self._effect(acted_in, previous, final, acted_id)
+        if previous is None or before is None:
+            return self._stop(total, "none of its steps applied to this phone", None)
+        look = await self._look(None, previous, before, lenient)
+        final, problem = look.observation, look.problem
+        self._effect(acted_in, acted_index, previous, final, acted_id)
         if problem is None:
             problem = check_end(routine.end, routine.end_needs, final)
             if problem is not None:
@@ -139,14 +169,16 @@ class RoutineReplayer:
         step = f"step {index + 1} of {len(self.routine.steps)}" if index < len(self.routine.steps) else "the end"
         self._log(f"The replay stopped at {step}: {reason}", "warning")
         self.agent.steps.outcomes = []
-        return ReplayOutcome(False, self.replayed, reason, index, list(self.routine.steps[index:]), last)
+        popup = self.interruption if reason.startswith("a pop-up") else None
+        return ReplayOutcome(False, self.replayed, reason, index, list(self.routine.steps[index:]), last, popup)
 
     # ------------------------------------------------------------ looking
 
     async def _look(self, step: BoundStep | None, previous: Observation | None, before: BoundStep | None,
-                    acted_id: str | None) -> tuple[Observation, str | None, Any]:
+                    lenient: bool = False) -> Look:
         """The screen once it is ready for ``step`` (the previous step's effect seen, the target found), or the
-        last look with what is wrong with it when the wait ran out."""
+        last look with what is wrong with it when the wait ran out. ``lenient``: of the previous step's effect,
+        only the app it brought up counts (it opened a dialog that may not show this time)."""
         agent = self.agent
         deadline = time.monotonic() + self.wait_s
         attempt = 0
@@ -155,18 +187,78 @@ class RoutineReplayer:
             observation = await agent.capture(previous.element_map if previous is not None else None)
             problem = None
             if before is not None and previous is not None:
-                effect = check_effect(before.expect, before.expect_needs, previous, observation, before.target,
+                expect = before.expect
+                if lenient and expect:
+                    expect = {k: v for k, v in expect.items() if k in ("changed", "app")}
+                effect = check_effect(expect, before.expect_needs, previous, observation, before.target,
                                       before.needs)
                 if effect is not None:
                     problem = f"the previous step ({describe_step(before)}) did not do what it did before: {effect}"
-            match = None
+            element = None
             if problem is None and step is not None:
-                problem, match = self._ready(step, observation)
+                problem, element = self._ready(step, observation)
             if problem is None or time.monotonic() >= deadline:
-                return observation, problem, match
+                return Look(observation, problem, element)
             await asyncio.sleep(_PAUSES[min(attempt, len(_PAUSES) - 1)])
             attempt += 1
             await self._settle(first=False)
+
+    # ------------------------------------------------------------ finding the way back, without a model
+
+    async def _recover(self, step: BoundStep, look: Look) -> Look | None:
+        """What a person does before giving up: the app is right but on another screen (it was left there and
+        opened where it was) — go back to the screen the step expects; the screen is right but the target is
+        not in sight — scroll its list to it. Each move is an action of this run step, in its history."""
+        screen = step.step.screen
+        observation = look.observation
+        if str(step.action.get("action")) in _ANYWHERE or not screen.get("app") or observation.app != screen["app"]:
+            return None
+        title = screen.get("title")
+        now = screen_title(observation.element_map)
+        if title and now != title and current_dialog(observation.element_map) is None:
+            return await self._back_to(step, look, title)
+        place = (step.target or {}).get("place")
+        if place and (not title or now == title):
+            return await self._scroll_to(step, look, place)
+        return None
+
+    async def _back_to(self, step: BoundStep, look: Look, title: str) -> Look | None:
+        app = step.step.screen["app"]
+        for attempt in range(1, _MAX_BACKS + 1):
+            self._log(f"The app is on another screen (\"{screen_title(look.observation.element_map) or '?'}\"), "
+                      f"not \"{title}\": going back to it (no model needed)")
+            await self._move(Step("back"), look.observation)
+            look = await self._look(step, look.observation, None)
+            if look.problem is None:
+                return look
+            if look.observation.app != app or attempt == _MAX_BACKS:
+                return None
+        return None
+
+    async def _scroll_to(self, step: BoundStep, look: Look, place: dict[str, Any]) -> Look | None:
+        container = next((e for e in look.observation.element_map.elements if e.role == "scroll" and
+                          e.node.id_name == place.get("list")), None)
+        if container is None:
+            return None
+        for direction, times in (("down", _MAX_SCROLLS), ("up", 2 * _MAX_SCROLLS)):
+            for _ in range(times):
+                self._log(f"{target_name(step.target)} is not in sight: scrolling its list {direction} for it "
+                          "(no model needed)")
+                before = look.observation.fingerprint
+                await self._move(Step("scroll", {"element": container.id, "direction": direction}), look.observation)
+                look = await self._look(step, look.observation, None)
+                if look.problem is None:
+                    return look
+                found = look.observation.element_map.get(container.id)
+                if found is None or look.observation.fingerprint == before:
+                    break          # the end of the list (nothing moved), or the list is gone
+                container = found
+        return None
+
+    async def _move(self, move: Step, observation: Observation) -> None:
+        resolved = resolve_step(move, observation.element_map)
+        await self.agent.steps.act(resolved, observation, self._actions)
+        self._actions += 1
 
     async def _settle(self, first: bool) -> None:
         wait_settled = getattr(self.agent.phone, "wait_settled", None)
@@ -185,8 +277,9 @@ class RoutineReplayer:
             dialog = current_dialog(observation.element_map)
             in_dialog = step.target is not None and step.target.get("window") == "dialog"
             if dialog is not None and not screen.get("dialog") and not in_dialog:
-                name = dialog.title or dialog.message or "a dialog"
-                return f"a pop-up is in the way: \"{name[:80]}\"", None
+                name = short_text(dialog.title or dialog.message or "untitled")
+                self.interruption = name
+                return f"a pop-up is in the way: \"{name}\"", None
         if step.target is None:
             if "element" in step.action:
                 return "the routine has no identity for this step's element (it was learnt without one)", None
@@ -211,10 +304,11 @@ class RoutineReplayer:
                                   capture_ms=observation.capture_ms, diff_text=diff.to_text() if diff else "",
                                   display=(observation.context.screen_width, observation.context.screen_height)))
 
-    def _effect(self, acted_in: int, before: Observation, after: Observation, acted_id: str | None) -> None:
+    def _effect(self, acted_in: int, index: int, before: Observation, after: Observation,
+                acted_id: str | None) -> None:
         """What the previous step did, for the history and for a repaired routine."""
         agent = self.agent
-        agent.emit(ActionEffect(run_id=agent.run_id, step=acted_in, index=0,
+        agent.emit(ActionEffect(run_id=agent.run_id, step=acted_in, index=index,
                                 effect=record_effect(before, after, acted_id)))
 
     # ------------------------------------------------------------ acting
@@ -241,7 +335,8 @@ class RoutineReplayer:
                     raise RunFinishedSignal("failed", f"the user did not allow it: {reason}")
             else:
                 self._log(f"Not asked again (the routine \"{routine.name}\" was told not to ask): {reason}")
-        await agent.steps.act(resolved, observation, 0)
+        await agent.steps.act(resolved, observation, self._actions)
+        self._actions += 1
         agent.steps.transcript[-1] = agent.steps.transcript[-1].replace(
             f"step {agent.iteration}:", f"step {agent.iteration} (replayed):", 1)
         return element.id if element is not None else None

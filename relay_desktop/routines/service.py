@@ -127,6 +127,7 @@ class RoutineRun:
         learned = learn_routine(old.name, task, self.actions.records(), source_run=run_id,
                                 parameters=[p for p in values if p.default.casefold() in task.casefold()],
                                 confirm=old.confirm,
+                                interruptions=[replay.interruption] if replay.interruption else [],
                                 note=f"repaired in run {run_id}: the replay of version {old.version} stopped at "
                                      f"step {(replay.stopped_at or 0) + 1} ({replay.reason})")
         # The routine's own wording and defaults stay; only how it is done changed.

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from relay_desktop.sim import keyboard, system_bars
 from relay_desktop.sim.split_screen import SYSTEM_UI, divider_view
+from relay_desktop.sim.system_dialog import system_dialog_window
 from relay_desktop.sim.views import Rect, Style, View, Window, layout
 
 if TYPE_CHECKING:
@@ -35,6 +36,9 @@ def compose_windows(phone: VirtualPhone) -> list[Window]:
         windows.append(Window("divider", SYSTEM_UI, divider, split.divider))
 
     _apply_focus(phone, windows)
+
+    if phone.system_dialog is not None:
+        windows.append(system_dialog_window(phone, phone.system_dialog, app_frame.inset(0, status_h, 0, 0)))
 
     if phone.keyboard_shown:
         kb_root, kb_frame = keyboard.keyboard(width, app_frame.bottom, phone.input.ime_key,

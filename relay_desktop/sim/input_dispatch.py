@@ -68,7 +68,8 @@ class InputDispatcher:
             return
         self._touch_down(window)
         if window.kind == "dialog" and not window.frame.contains(x, y):
-            self._dismiss_dialog()
+            if window.package != "android":     # the system's dialogs stay until answered
+                self._dismiss_dialog()
             return
         target = hit_test(window.root, x, y, _takes_touch)
         if target is None:
@@ -164,6 +165,9 @@ class InputDispatcher:
         activity = phone.current_activity()
         if phone.notifications.shade_open:
             phone.notifications.collapse()
+        elif phone.system_dialog is not None:
+            phone.system_dialog = None
+            phone.invalidate()
         elif phone.split.selecting is not None and activity.dialog is None:
             phone.split.cancel_selection()   # BACK while picking the second app puts the first one back
         elif phone.keyboard_shown:

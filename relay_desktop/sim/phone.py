@@ -26,6 +26,7 @@ from relay_desktop.sim.notifications import NotificationCenter
 from relay_desktop.sim.sockets import SocketRegistry
 from relay_desktop.sim.split_screen import SplitScreen
 from relay_desktop.sim.streams import ProcessIO
+from relay_desktop.sim.system_dialog import SystemDialog, app_keeps_stopping
 from relay_desktop.sim.ui import Kit
 from relay_desktop.sim.views import Rect, Window
 
@@ -88,6 +89,7 @@ class VirtualPhone:
         self.keyboard_shift = False
         self.keyboard_symbols = False
         self.toast: tuple[str, float] | None = None
+        self.system_dialog: SystemDialog | None = None    # a dialog of the system's over every app
         self.revision = 0
         self._windows: list[Window] | None = None
         self._windows_key: tuple[Any, ...] = ()
@@ -224,6 +226,14 @@ class VirtualPhone:
         image = await self.screenshot()
         rgba = await asyncio.to_thread(lambda: image.convert("RGBA").tobytes())
         return image.width, image.height, rgba
+
+    def show_system_dialog(self, dialog: SystemDialog) -> None:
+        self.system_dialog = dialog
+        self.invalidate()
+
+    def report_background_crash(self, package: str) -> None:
+        """An app not in front crashed: "<App> keeps stopping" comes up over whatever is in front."""
+        self.show_system_dialog(app_keeps_stopping(self, package))
 
     def show_toast(self, text: str, seconds: float = 2.0) -> None:
         self.toast = (text, time.monotonic() + seconds)
