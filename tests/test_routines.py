@@ -187,9 +187,13 @@ def test_the_routine_with_the_most_fixed_wording_wins() -> None:
 
 # ---------------------------------------------------------------- YAML and the store
 
+def _text_routine() -> Routine:
+    return learn_routine("text", 'Text Bob "running late"',
+                         [_picked("Bob Martinez · x"), _typed("running late", "compose_message_text", "Text message")])
+
+
 def test_yaml_round_trip_and_edits_a_person_makes() -> None:
-    routine = learn_routine("text", 'Text Bob "running late"',
-                            [_picked("Bob Martinez · x"), _typed("running late", "compose_message_text", "Text message")])
+    routine = _text_routine()
     text = to_yaml(routine)
     assert text.startswith("# A Relay Desktop routine")
     assert routine_to_dict(from_yaml(text)) == routine_to_dict(routine)
@@ -205,8 +209,7 @@ def test_yaml_round_trip_and_edits_a_person_makes() -> None:
     (lambda t: "", "the file is empty"),
 ])
 def test_mistakes_in_an_edited_file_are_named_with_where_they_are(edit: Any, message: str) -> None:
-    routine = learn_routine("text", 'Text Bob "running late"',
-                            [_picked("Bob Martinez · x"), _typed("running late", "compose_message_text", "Text message")])
+    routine = _text_routine()
     with pytest.raises(RoutineError, match=message):
         from_yaml(edit(to_yaml(routine)))
 
