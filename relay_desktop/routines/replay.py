@@ -114,45 +114,45 @@ class RoutineReplayer:
         acted_id: str | None = None
         acted_in = acted_index = 0        # where the previous routine step was carried out (run step, index)
         lenient = False                   # the previous step's effect included a dialog that may not show
-        opened = False                    # this run step is started (a skipped optional step leaves it open)
+        opened = False                    # a run step is open (a skipped optional step leaves it open)
+        effect_told = True                # the previous step's effect was reported
         for index, step in enumerate(routine.steps):
             await agent.control.checkpoint()
-            if not opened:
-                if agent.iteration >= agent.settings.max_steps:
-                    return self._stop(index, f"the step limit ({agent.settings.max_steps}) was reached", previous)
-                agent.iteration = agent.state.iteration = agent.iteration + 1
-                agent.emit(StepStarted(run_id=agent.run_id, step=agent.iteration,
-                                       max_steps=agent.settings.max_steps))
-                self._actions = 0
             lenient = lenient or step.step.optional
             look = await self._look(step, previous, before, lenient)
-            if look.problem is not None and not step.step.optional:
+            if not effect_told and previous is not None:
+                self._effect(acted_in, acted_index, previous, look.observation, acted_id)
+                effect_told = True
+            if look.problem is not None and not step.step.optional and self._recoverable(step, look):
+                if not opened:
+                    if not self._open(look, previous):
+                        return self._stop(index, self._limit(), previous)
+                    opened = True
                 look = await self._recover(step, look) or look
-            if not opened:
-                self._captured(look.observation, previous)
-                if previous is not None and before is not None:
-                    self._effect(acted_in, acted_index, previous, look.observation, acted_id)
-            opened = True
             if step.step.optional and (look.problem is not None or current_dialog(look.observation.element_map)
                                        is None):
                 self._log(f"Skipped routine step {index + 1}: it answers a dialog that did not show "
                           f"({describe_step(step)})")
                 continue
             if look.problem is not None:
+                # Nothing of this step was done: the agent takes over at this very step, on this screen.
                 return self._stop(index, look.problem, look.observation)
+            if not opened and not self._open(look, previous):
+                return self._stop(index, self._limit(), previous)
             try:
                 acted_id = await self._act(index, step, look.element, look.observation)
             except StepError as exc:
                 return self._stop(index, f"its step {index + 1} could not be done: {exc}", look.observation)
             self.replayed += 1
             previous, before, acted_in, acted_index = look.observation, step, agent.iteration, self._actions - 1
-            lenient, opened = False, False
+            lenient, opened, effect_told = False, False, False
         # The last step's effect and the end screen, without a model.
         if previous is None or before is None:
             return self._stop(total, "none of its steps applied to this phone", None)
         look = await self._look(None, previous, before, lenient)
         final, problem = look.observation, look.problem
-        self._effect(acted_in, acted_index, previous, final, acted_id)
+        if not effect_told:
+            self._effect(acted_in, acted_index, previous, final, acted_id)
         if problem is None:
             problem = check_end(routine.end, routine.end_needs, final)
             if problem is not None:
@@ -164,6 +164,20 @@ class RoutineReplayer:
             return self._stop(total, problem, final)
         self._log(f"The routine \"{routine.name}\" replayed all {total} steps and its end checked out.")
         return ReplayOutcome(True, self.replayed, last=final)
+
+    def _open(self, look: Look, previous: Observation | None) -> bool:
+        """Start the run's next step on this look at the screen; False when the step limit is reached."""
+        agent = self.agent
+        if agent.iteration >= agent.settings.max_steps:
+            return False
+        agent.iteration = agent.state.iteration = agent.iteration + 1
+        agent.emit(StepStarted(run_id=agent.run_id, step=agent.iteration, max_steps=agent.settings.max_steps))
+        self._actions = 0
+        self._captured(look.observation, previous)
+        return True
+
+    def _limit(self) -> str:
+        return f"the step limit ({self.agent.settings.max_steps}) was reached"
 
     def _stop(self, index: int, reason: str, last: Observation | None) -> ReplayOutcome:
         step = f"step {index + 1} of {len(self.routine.steps)}" if index < len(self.routine.steps) else "the end"
@@ -185,8 +199,9 @@ class RoutineReplayer:
         await self._settle(first=previous is None)
         while True:
             observation = await agent.capture(previous.element_map if previous is not None else None)
-            problem = None
-            if before is not None and previous is not None:
+            # A pop-up nobody asked for is said as such (under it, the previous step's effect cannot be seen).
+            problem = self._in_the_way(step, observation) if step is not None else None
+            if problem is None and before is not None and previous is not None:
                 expect = before.expect
                 if lenient and expect:
                     expect = {k: v for k, v in expect.items() if k in ("changed", "app")}
@@ -205,17 +220,21 @@ class RoutineReplayer:
 
     # ------------------------------------------------------------ finding the way back, without a model
 
+    def _recoverable(self, step: BoundStep, look: Look) -> bool:
+        """The app is the one the step expects, no pop-up is in the way, and the step acts on a screen."""
+        screen = step.step.screen
+        return (str(step.action.get("action")) not in _ANYWHERE and bool(screen.get("app"))
+                and look.observation.app == screen["app"] and current_dialog(look.observation.element_map) is None)
+
     async def _recover(self, step: BoundStep, look: Look) -> Look | None:
         """What a person does before giving up: the app is right but on another screen (it was left there and
         opened where it was) — go back to the screen the step expects; the screen is right but the target is
         not in sight — scroll its list to it. Each move is an action of this run step, in its history."""
         screen = step.step.screen
         observation = look.observation
-        if str(step.action.get("action")) in _ANYWHERE or not screen.get("app") or observation.app != screen["app"]:
-            return None
         title = screen.get("title")
         now = screen_title(observation.element_map)
-        if title and now != title and current_dialog(observation.element_map) is None:
+        if title and now != title:
             return await self._back_to(step, look, title)
         place = (step.target or {}).get("place")
         if place and (not title or now == title):
@@ -267,6 +286,19 @@ class RoutineReplayer:
         elif not first and self.agent.settings.settle_s:
             await asyncio.sleep(self.agent.settings.settle_s)
 
+    def _in_the_way(self, step: BoundStep, observation: Observation) -> str | None:
+        """A dialog the recording did not have, over the screen the step acts on."""
+        screen = step.step.screen
+        if str(step.action.get("action")) in _ANYWHERE or screen.get("dialog") or step.step.optional:
+            return None
+        if step.target is not None and step.target.get("window") == "dialog":
+            return None
+        dialog = current_dialog(observation.element_map)
+        if dialog is None:
+            return None
+        self.interruption = short_text(dialog.title or dialog.message or "untitled")
+        return f"a pop-up is in the way: \"{self.interruption}\""
+
     def _ready(self, step: BoundStep, observation: Observation) -> tuple[str | None, Any]:
         kind = str(step.action.get("action"))
         screen = step.step.screen
@@ -274,12 +306,6 @@ class RoutineReplayer:
             app = screen.get("app")
             if app and observation.app and observation.app != app:
                 return f"{observation.app} is in front, where the step expects {app}", None
-            dialog = current_dialog(observation.element_map)
-            in_dialog = step.target is not None and step.target.get("window") == "dialog"
-            if dialog is not None and not screen.get("dialog") and not in_dialog:
-                name = short_text(dialog.title or dialog.message or "untitled")
-                self.interruption = name
-                return f"a pop-up is in the way: \"{name}\"", None
         if step.target is None:
             if "element" in step.action:
                 return "the routine has no identity for this step's element (it was learnt without one)", None

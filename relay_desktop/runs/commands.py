@@ -54,7 +54,12 @@ async def _run(args: argparse.Namespace) -> int:
         store.close()
 
 
-_DRIVER_SHORT = {"model": "model", "rule-based planner": "rules", "": "–"}
+_DRIVER_SHORT = {"model": "model", "rule-based planner": "rules", "routine": "routine", "": "–",
+                 "routine, then the model": "routine→model", "routine, then the rule-based planner": "routine→rules"}
+
+
+def _short_driver(driver: str) -> str:
+    return _DRIVER_SHORT.get(driver) or _DRIVER_SHORT.get(driver.split(" from step")[0], "model→rules")
 
 
 def _list(store: RunStore, limit: int, as_json: bool) -> int:
@@ -65,11 +70,11 @@ def _list(store: RunStore, limit: int, as_json: bool) -> int:
     if not runs:
         print('No runs yet. Try: relay-desktop run "Turn on Wi-Fi" --sim')
         return 0
-    print(f"{'id':24} {'started':16} {'outcome':11} {'by':11} {'steps':>5} {'time':>7} {'cost':>8}  task")
+    print(f"{'id':24} {'started':16} {'outcome':11} {'by':13} {'steps':>5} {'time':>7} {'cost':>8}  task")
     for r in runs:
         started = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.started_at))
         task = r.task if len(r.task) <= 50 else r.task[:49] + "…"
-        print(f"{r.id:24} {started:16} {r.outcome:11} {_DRIVER_SHORT.get(r.driver, 'model→rules'):11} "
+        print(f"{r.id:24} {started:16} {r.outcome:11} {_short_driver(r.driver):13} "
               f"{r.steps:5d} {r.elapsed_s:6.1f}s ${r.cost_usd:7.4f}  {task}")
     return 0
 

@@ -67,7 +67,8 @@ class RunSummary:
     output_tokens: int
     cost_usd: float
     # Who planned the steps: "model", "rule-based planner", "model, then the rule-based planner from step N",
-    # or "" when no step was planned. Read from the steps themselves, so older histories say it too.
+    # "routine" (a replay), "routine, then the model from step N", or "" when no step was planned. Read from the
+    # steps themselves, so older histories say it too.
     driver: str = ""
 
     def to_json(self) -> dict[str, Any]:
@@ -234,7 +235,8 @@ class RunStore:
             steps = db.execute("SELECT * FROM steps WHERE run_id=? ORDER BY step", (run_id,)).fetchall()
             log = db.execute("SELECT time, step, level, message FROM log WHERE run_id=? ORDER BY rowid",
                              (run_id,)).fetchall()
-        return RunRecord(_summary(row[:14]), json.loads(row[14] or "{}"), [_step(s) for s in steps],
+        return RunRecord(_summary(row[:_SUMMARY_COLUMNS]), json.loads(row[_SUMMARY_COLUMNS] or "{}"),
+                         [_step(s) for s in steps],
                          [{"time": t, "step": s, "level": lv, "message": m} for t, s, lv, m in log])
 
     def link_recording(self, run_id: str, path: Path) -> None:
@@ -273,10 +275,20 @@ class RunStore:
 
 
 _DRIVER_COLUMNS = ("(SELECT COUNT(*) FROM steps s WHERE s.run_id = runs.id AND s.source = 'model'), "
-                   "(SELECT MIN(step) FROM steps s WHERE s.run_id = runs.id AND s.source = 'fallback')")
+                   "(SELECT MIN(step) FROM steps s WHERE s.run_id = runs.id AND s.source = 'fallback'), "
+                   "(SELECT COUNT(*) FROM steps s WHERE s.run_id = runs.id AND s.source = 'routine'), "
+                   "(SELECT MIN(step) FROM steps s WHERE s.run_id = runs.id AND s.source = 'model')")
+_SUMMARY_COLUMNS = 16
 
 
-def _driver(model_steps: int, fallback_from: int | None) -> str:
+def _driver(model_steps: int, fallback_from: int | None, routine_steps: int = 0, model_from: int | None = None) -> str:
+    """Who planned the steps: the model, the rule-based planner, a replayed routine, or one after another."""
+    if routine_steps:
+        if model_steps and model_from is not None:
+            return f"routine, then the model from step {model_from}"
+        if fallback_from is not None:
+            return f"routine, then the rule-based planner from step {fallback_from}"
+        return "routine"
     if fallback_from is None:
         return "model" if model_steps else ""
     if not model_steps:
@@ -285,10 +297,12 @@ def _driver(model_steps: int, fallback_from: int | None) -> str:
 
 
 def _summary(row: tuple[Any, ...]) -> RunSummary:
-    rid, task, serial, started, finished, outcome, reason, steps, elapsed, tin, tout, cost, models, rules = row
+    (rid, task, serial, started, finished, outcome, reason, steps, elapsed, tin, tout, cost, models, rules,
+     replayed, model_from) = row
     return RunSummary(rid, task, serial or "", started, finished, outcome or "interrupted",
                       reason or ("the app stopped before the run finished" if outcome is None else ""),
-                      steps or 0, elapsed or 0.0, tin or 0, tout or 0, cost or 0.0, _driver(models or 0, rules))
+                      steps or 0, elapsed or 0.0, tin or 0, tout or 0, cost or 0.0,
+                      _driver(models or 0, rules, replayed or 0, model_from))
 
 
 def _step(row: tuple[Any, ...]) -> StepRecord:

@@ -1,0 +1,228 @@
+"""Routines end to end on the virtual phone through Google's adb: learnt from a model's run, replayed on a fresh
+phone with no model asked, with other values, past a pop-up and an app left on another screen, handed to the
+agent where the phone differs (and repaired), refused confirmations, and the history marking each step."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from relay_desktop.agent.events import EventBus, LogLine, PlanReceived, Verification
+from relay_desktop.agent.orchestrator import Orchestrator
+from relay_desktop.agent.safety import Handlers
+from relay_desktop.agent.settings import AgentSettings
+from relay_desktop.routines.learn import learn_routine, records_from_steps
+from relay_desktop.routines.model import Routine
+from relay_desktop.routines.service import RoutineRun, RunActions, replay_summary
+from relay_desktop.routines.store import RoutineStore
+from relay_desktop.runs import RunRecorder, RunStore
+from relay_desktop.sim.apps.messages import THREAD
+from relay_desktop.sim.config import PhoneConfig
+from relay_desktop.sim.service import VirtualPhoneService
+from relay_desktop.sim.tasks import TASKS_BY_ID
+from tests.agent_fakes import ScriptedModels
+from tests.agent_scripts import text_agent
+from tests.conftest import AdbTestServer
+
+MESSAGES = "com.google.android.apps.messaging"
+TEXT_BOB = TASKS_BY_ID["messages_text_bob"]
+
+
+def no_model() -> ScriptedModels:
+    """Models that must not be asked: every request is recorded (and answered with an error)."""
+    return ScriptedModels(lambda role, request: AssertionError("a clean replay asks no model"))
+
+
+async def approve(description: str) -> bool:
+    return True
+
+
+@pytest.fixture
+async def phones(adb_server: AdbTestServer) -> AsyncIterator[list[Any]]:
+    """Two fresh virtual phones on the private adb server: one to learn on, one to replay on."""
+    services = [VirtualPhoneService(PhoneConfig(), adb=adb_server.server()) for _ in range(2)]
+    for service in services:
+        await service.start()
+    devices = [await adb_server.server().device(s.serial) for s in services]
+    try:
+        yield list(zip(services, devices, strict=True))
+    finally:
+        for device in devices:
+            await device.close()
+        for service in services:
+            await service.stop()
+
+
+async def run(device: Any, task: str, models: Any, *, routine: Any = None, handlers: Handlers | None = None,
+              store: RunStore | None = None, routines: RoutineStore | None = None, **settings: Any) -> Any:
+    bus = EventBus()
+    events: list[Any] = []
+    bus.subscribe(events.append)
+    actions = RunActions()
+    actions.attach(bus)
+    recorder = RunRecorder(store) if store is not None else None
+    if recorder is not None:
+        recorder.attach(bus)
+    around = RoutineRun(routines, routine) if routine is not None and routines is not None else None
+    if around is not None:
+        around.attach(bus)
+    agent = Orchestrator(device, models, bus=bus, routine=routine, handlers=handlers or Handlers(confirm=approve),
+                         settings=AgentSettings(max_steps=15, **settings))
+    result = await asyncio.wait_for(agent.run(task), 90)
+    line = await around.finish(agent, result.outcome) if around is not None else None
+    if recorder is not None:
+        await recorder.aclose()
+    return result, agent, events, actions, line
+
+
+async def learnt_text_routine(device: Any, service: Any) -> Routine:
+    TEXT_BOB.setup(service.phone)
+    models = ScriptedModels(text_agent("Bob", "running late"))
+    result, _, _, actions, _ = await run(device, TEXT_BOB.goal, models)
+    assert result.outcome == "success", result.reason
+    return learn_routine("text someone", TEXT_BOB.goal, actions.records(), source_run=result.run_id)
+
+
+def sent(service: Any) -> list[tuple[str, str]]:
+    return [(m.name, m.text) for m in service.phone.apps[MESSAGES].sent]
+
+
+async def test_a_routine_from_a_models_run_replays_on_a_fresh_phone_with_no_model(
+        phones: list[Any], tmp_path: Path) -> None:
+    (first, first_device), (fresh, fresh_device) = phones
+    routine = await learnt_text_routine(first_device, first)
+    assert [p.name for p in routine.parameters] == ["name", "message"]
+    store = RunStore(tmp_path)
+    TEXT_BOB.setup(fresh.phone)
+    models = no_model()
+    result, agent, events, _, _ = await run(fresh_device, TEXT_BOB.goal, models, routine=routine.bind(), store=store)
+
+    assert result.outcome == "success", result.reason
+    assert models.requests == []
+    assert TEXT_BOB.check(fresh.phone).ok
+    assert {e.source for e in events if isinstance(e, PlanReceived)} == {"routine"}
+    assert replay_summary(agent) == {"name": "text someone", "version": 0, "parameters": routine.defaults(),
+                                     "replayed_steps": 4, "agent_steps": 0, "handed_over": False}
+    record = store.get_run(result.run_id)
+    assert record.summary.driver == "routine"
+    assert [s.source for s in record.steps] == ["routine"] * 4
+    assert all(a.get("effect") for s in record.steps for a in s.actions)   # each step's effect, for a repair
+
+
+async def test_other_values_text_another_person_another_message(phones: list[Any]) -> None:
+    (first, first_device), (fresh, fresh_device) = phones
+    routine = await learnt_text_routine(first_device, first)
+    models = no_model()
+    result, _, _, _, _ = await run(fresh_device, "Text Grace 'on my way'", models,
+                                   routine=routine.bind({"name": "Grace", "message": "on my way"}))
+    assert result.outcome == "success", result.reason
+    assert models.requests == []
+    assert ("Grace Liu", "on my way") in sent(fresh)
+    assert not any(text == "on my way" for name, text in sent(fresh) if name != "Grace Liu")
+
+
+async def test_a_pop_up_hands_over_to_the_agent_whose_fix_is_saved_and_then_replays_both_ways(
+        phones: list[Any], tmp_path: Path) -> None:
+    (first, first_device), (fresh, fresh_device) = phones
+    routines = RoutineStore(RunStore(tmp_path))
+    saved = routines.save(await learnt_text_routine(first_device, first))
+    TEXT_BOB.setup(fresh.phone)
+    fresh.phone.report_background_crash("com.google.android.deskclock")     # "Clock keeps stopping" in the way
+    models = ScriptedModels(text_agent("Bob", "running late"))
+    result, agent, events, _, line = await run(fresh_device, TEXT_BOB.goal, models, routine=saved.bind(),
+                                               routines=routines)
+
+    assert result.outcome == "success", result.reason
+    assert TEXT_BOB.check(fresh.phone).ok
+    summary = replay_summary(agent)
+    assert summary["handed_over"] and summary["replayed_steps"] == 1 and summary["stopped_at"] == 2
+    assert 'a pop-up is in the way: "Clock keeps stopping"' in summary["reason"]
+    # Model requests only from the step that differed onwards: the first plan is made on the pop-up's screen.
+    first_plan = next(e for e in events if isinstance(e, PlanReceived) and e.source == "model")
+    assert first_plan.step == 2
+    act = [r for role, r in models.requests if role == "fast"]
+    assert "ROUTINE: a saved routine" in act[0].messages[0].text and "Send SMS" in act[0].messages[0].text
+    assert line is not None and "saved as version 2" in line
+    repaired = routines.get("text someone")
+    assert repaired.version == 2 and routines.get("text someone", 1).steps == saved.steps
+    assert [s.optional for s in repaired.steps].count(True) == 1    # the step that closed the pop-up
+
+    for popup in (False, True):        # the repaired routine goes through with the pop-up and without it
+        TEXT_BOB.setup(fresh.phone)
+        if popup:
+            fresh.phone.report_background_crash("com.google.android.deskclock")
+        models = no_model()
+        result, agent, _, _, _ = await run(fresh_device, TEXT_BOB.goal, models, routine=repaired.bind())
+        assert result.outcome == "success", (popup, result.reason)
+        assert models.requests == [] and TEXT_BOB.check(fresh.phone).ok
+        assert fresh.phone.system_dialog is None
+
+
+async def test_an_app_left_on_another_screen_is_taken_back_without_a_model(phones: list[Any]) -> None:
+    (first, first_device), (fresh, fresh_device) = phones
+    routine = await learnt_text_routine(first_device, first)
+    TEXT_BOB.setup(fresh.phone)
+    messages = fresh.phone.apps[MESSAGES]
+    fresh.phone.launch(MESSAGES)
+    carol = next(c for c in messages.conversations if c.name == "Carol Nguyen")
+    messages.open(THREAD, number=carol.number)
+    fresh.phone.go_home()                     # Messages is left in Carol's conversation
+    models = no_model()
+    result, _, events, _, _ = await run(fresh_device, TEXT_BOB.goal, models, routine=routine.bind())
+    assert result.outcome == "success", result.reason
+    assert models.requests == [] and TEXT_BOB.check(fresh.phone).ok
+    assert any(isinstance(e, LogLine) and "going back to it" in e.message for e in events)
+
+
+async def test_without_a_model_a_replay_that_cannot_go_on_ends_with_one_clear_reason(phones: list[Any]) -> None:
+    (first, first_device), (fresh, fresh_device) = phones
+    routine = await learnt_text_routine(first_device, first)
+    TEXT_BOB.setup(fresh.phone)
+    result, _, _, _, _ = await run(fresh_device, "Text Zoe 'hi'", None,
+                                       routine=routine.bind({"name": "Zoe", "message": "hi"}))
+    assert result.outcome == "error"
+    assert "could not be replayed past its step 2" in result.reason and "no model is set up" in result.reason
+    assert 'button "' in result.reason or "showing \"Zoe\"" in result.reason or "not on the screen" in result.reason
+    assert sent(fresh) == []
+
+
+async def test_the_send_is_confirmed_unless_the_routine_was_told_not_to_ask(phones: list[Any]) -> None:
+    (first, first_device), (fresh, fresh_device) = phones
+    routine = await learnt_text_routine(first_device, first)
+    asked: list[str] = []
+
+    async def refuse(description: str) -> bool:
+        asked.append(description)
+        return False
+    TEXT_BOB.setup(fresh.phone)
+    result, _, events, _, _ = await run(fresh_device, TEXT_BOB.goal, no_model(), routine=routine.bind(),
+                                        handlers=Handlers(confirm=refuse))
+    assert result.outcome == "failed" and "did not allow" in result.reason
+    assert len(asked) == 1 and "Send SMS" in asked[0]
+    assert not TEXT_BOB.check(fresh.phone).ok
+
+    TEXT_BOB.setup(fresh.phone)
+    asked.clear()
+    quiet = Routine(routine.name, routine.task, routine.steps, routine.parameters, routine.end, confirm=False)
+    result, _, events, _, _ = await run(fresh_device, TEXT_BOB.goal, no_model(), routine=quiet.bind(),
+                                        handlers=Handlers(confirm=refuse))
+    assert result.outcome == "success" and asked == []
+    assert any(isinstance(e, LogLine) and "was told not to ask" in e.message for e in events)
+    assert TEXT_BOB.check(fresh.phone).ok
+
+
+async def test_a_routine_saved_from_the_history_equals_the_one_learnt_live(phones: list[Any], tmp_path: Path) -> None:
+    (first, first_device), _ = phones
+    TEXT_BOB.setup(first.phone)
+    store = RunStore(tmp_path)
+    models = ScriptedModels(text_agent("Bob", "running late"))
+    result, _, events, actions, _ = await run(first_device, TEXT_BOB.goal, models, store=store)
+    record = store.get_run(result.run_id)
+    from_history = learn_routine("t", TEXT_BOB.goal, records_from_steps(record.steps))
+    live = learn_routine("t", TEXT_BOB.goal, actions.records())
+    assert from_history.steps == live.steps and from_history.end == live.end
+    assert any(isinstance(e, Verification) for e in events)
