@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QPointF, QRectF, Qt, QUrl
+from PySide6.QtCore import QPointF, QRectF, Qt, QUrl, Signal
 from PySide6.QtGui import QColor, QDesktopServices, QImage, QPainter, QPen, QPixmap, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -33,9 +33,22 @@ from relay_desktop.runs import RunRecord, RunStore, export_html
 from relay_desktop.runs.store import StepRecord
 from relay_desktop.ui.tasks import spawn
 
-__all__ = ["HistoryPanel", "draw_step"]
+__all__ = ["HistoryPanel", "draw_step", "driver_short"]
 
 RUN_ID = Qt.ItemDataRole.UserRole
+ONLY_SUCCESS = "Only a successful run can be saved as a routine"
+
+
+def driver_short(driver: str) -> str:
+    """Who planned a run's steps, in a word or two: "model", "rules", "routine", "routine → model", …"""
+    if not driver:
+        return "–"
+    first, _, then = driver.partition(", then the ")
+    words = {"model": "model", "rule-based planner": "rules", "routine": "routine"}
+    short = words.get(first, first)
+    if then:
+        short += " → " + next((w for name, w in words.items() if then.startswith(name)), then)
+    return short
 
 
 def draw_step(store: RunStore, step: StepRecord) -> QImage | None:
@@ -128,6 +141,8 @@ class ListTree(QTreeWidget):
 
 
 class HistoryPanel(QWidget):
+    save_routine_requested = Signal(object)      # the RunRecord of a successful run
+
     def __init__(self, parent: QWidget | None = None, store: RunStore | None = None) -> None:
         super().__init__(parent)
         self.store = store or RunStore()
@@ -149,11 +164,18 @@ class HistoryPanel(QWidget):
         self.play_button.setToolTip("Open the screen recording made during this run")
         self.play_button.setEnabled(False)
         self.play_button.clicked.connect(self.play_recording)
+        self.save_routine_button = QPushButton("Save as rou&tine…", self)
+        self.save_routine_button.setAccessibleName("Save this run as a routine")
+        self.save_routine_button.setToolTip(ONLY_SUCCESS)
+        self.save_routine_button.setEnabled(False)
+        self.save_routine_button.clicked.connect(
+            lambda: self.record is not None and self.save_routine_requested.emit(self.record))
         self.status = QLabel("", self)
         top = QHBoxLayout()
         top.addWidget(self.refresh_button)
         top.addWidget(self.export_button)
         top.addWidget(self.play_button)
+        top.addWidget(self.save_routine_button)
         top.addWidget(self.status, 1)
         lists = QSplitter(Qt.Orientation.Vertical, self)
         lists.addWidget(self.runs)
@@ -187,7 +209,7 @@ class HistoryPanel(QWidget):
         self.runs.clear()
         for run in runs:
             started = time.strftime("%m-%d %H:%M", time.localtime(run.started_at))
-            by = {"model": "model", "rule-based planner": "rules", "": "–"}.get(run.driver, "model → rules")
+            by = driver_short(run.driver)
             task = " ".join(run.task.split())
             item = QTreeWidgetItem([started, run.outcome, by, str(run.steps), task])
             item.setToolTip(4, task)
@@ -201,6 +223,10 @@ class HistoryPanel(QWidget):
         self.record = await self.store.aget_run(run_id)
         self.export_button.setEnabled(True)
         self.play_button.setEnabled(bool(self.record.settings.get("recording")))
+        success = self.record.summary.outcome == "success"
+        self.save_routine_button.setEnabled(success)
+        self.save_routine_button.setToolTip("Save this run as a routine: it then runs again without a model"
+                                            if success else ONLY_SUCCESS)
         self.steps.clear()
         for step in self.record.steps:
             actions = "; ".join(a.get("description", "") for a in step.actions) or "(no action)"

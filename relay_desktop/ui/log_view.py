@@ -1,5 +1,6 @@
 """The live log: one entry per step (thinking, actions, results, checks, planning updates beneath it),
 colour-coded, with the prompt, the response and the element map one click away; filter, copy and export.
+In a run that replays a routine, each step says whether it was replayed or the agent's.
 
 It follows the run unless the user has scrolled up to read.
 """
@@ -51,13 +52,14 @@ _COLOURS = {
     "planning": (QColor(106, 27, 154), QColor(206, 147, 216)),
     "success": (QColor(46, 125, 50), QColor(129, 199, 132)),
     "step": (QColor(21, 101, 192), QColor(144, 202, 249)),
+    "replayed": (QColor(0, 121, 107), QColor(128, 203, 196)),
 }
 # What each filter choice shows; None shows everything.
 FILTERS: dict[str, set[str] | None] = {
     "Everything": None,
-    "Actions": {"step", "plan", "action", "problem", "success"},
+    "Actions": {"step", "plan", "replayed", "action", "problem", "success"},
     "Problems": {"problem", "warning"},
-    "Planning": {"planning", "plan"},
+    "Planning": {"planning", "plan", "replayed"},
 }
 _KIND = Qt.ItemDataRole.UserRole
 _DETAILS = Qt.ItemDataRole.UserRole + 1      # a callable giving the full text, built only when looked at
@@ -67,7 +69,7 @@ def _kind(event: Event | None, text: str) -> str:
     if isinstance(event, ScreenCaptured):
         return "step"
     if isinstance(event, PlanReceived):
-        return "plan"
+        return "replayed" if event.source == "routine" else "plan"
     if isinstance(event, GuidanceUpdated):
         return "planning"
     if isinstance(event, ActionResult | Verification):
@@ -146,6 +148,7 @@ class LogView(QWidget):
         layout.addLayout(bar)
         layout.addWidget(split, 1)
         self._step: QTreeWidgetItem | None = None        # entries of the current step go beneath it
+        self._replaying = False                          # the run replays a routine: steps say who did them
         self.filter_text.textChanged.connect(self.apply_filter)
         self.filter_kind.currentTextChanged.connect(self.apply_filter)
         self.tree.currentItemChanged.connect(self._show_detail)
@@ -182,6 +185,10 @@ class LogView(QWidget):
             self._colour(child, "detail")
             child.setData(0, _DETAILS, lambda full=full: redact(full()))
             item.addChild(child)
+        if isinstance(event, RunStarted):
+            self._replaying = "routine" in event.settings
+        if isinstance(event, PlanReceived) and self._replaying and self._step is not None:
+            self._mark_step(self._step, "replayed" if event.source == "routine" else "agent")
         if isinstance(event, ScreenCaptured):
             self.tree.addTopLevelItem(item)
             self._step = item
@@ -195,6 +202,17 @@ class LogView(QWidget):
         self._filter_item(item.parent() or item)
         if following:
             self.tree.scrollToBottom()
+
+    @staticmethod
+    def _mark_step(step: QTreeWidgetItem, who: str) -> None:
+        """``── step 3 · … · replayed`` (or ``· agent``): once, from the step's first plan."""
+        text = step.text(0)
+        if text.endswith((" · replayed", " · agent")):
+            return
+        text = f"{text} · {who}"
+        step.setText(0, text)
+        step.setToolTip(0, text)
+        step.setData(0, _DETAILS, lambda: text)
 
     def _colour(self, item: QTreeWidgetItem, kind: str) -> None:
         palette = QApplication.palette()      # the application's: a hidden widget's own may lag behind

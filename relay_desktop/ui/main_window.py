@@ -29,10 +29,13 @@ from relay_desktop.agent.events import ActionStarted, Event, PlanReceived
 from relay_desktop.app_settings import AppSettings
 from relay_desktop.device.models import DeviceInfo
 from relay_desktop.llm.keys import BUILTIN_PROVIDERS, KeyStore
+from relay_desktop.routines.model import BoundRoutine
 from relay_desktop.runs import RunStore
 from relay_desktop.ui.device_picker import NETWORK, VIRTUAL, DevicePicker
+from relay_desktop.ui.group_run import GroupControl
 from relay_desktop.ui.phone_deck import PhoneDeck
 from relay_desktop.ui.phone_pane import NO_PHONE, PhonePane
+from relay_desktop.ui.routine_library import RoutineLibrary
 from relay_desktop.ui.settings_dialog import SettingsDialog
 from relay_desktop.ui.speech import Speaker, spoken_text
 from relay_desktop.ui.tasks import spawn
@@ -63,6 +66,7 @@ class MainWindow(QMainWindow):
     refresh = _current("refresh")
     tabs = _current("tabs")
     history = _current("history")
+    routines_panel = _current("routines")
     recorder = _current("recorder")
     boxes_toggle = _current("boxes_toggle")
     screen_recording = _current("screen_recording")
@@ -77,6 +81,8 @@ class MainWindow(QMainWindow):
         app = QApplication.instance()
         self.theme = ThemeFollower(app, self.app_settings.theme, self) if isinstance(app, QApplication) else None
         self.store = RunStore()
+        self.routines = RoutineLibrary(self.store, self)     # beside the history, in the same database file
+        self.group = GroupControl(lambda: self.panes, self.say, self)
         self.keys = KeyStore()
         self.models: Any = None                    # one router for every phone's runs (each run has its own meter)
         self._retired: list[Any] = []              # routers replaced while a run still used them: closed at the end
@@ -247,9 +253,15 @@ class MainWindow(QMainWindow):
         pane = self.pane
         self.side_by_side.setVisible(len(self.deck.panes) > 1 or self.side_by_side.isChecked())
         phones = [p for p in self.deck.panes if p.key is not None]
+        for each in self.deck.panes:
+            each.set_several(len(phones) > 1)
         label = pane.label if pane.key is not None else "No phone"
         self.status_device.setText(label if len(phones) < 2 else f"{label} · {len(phones)} phones")
         self.picker.set_connected([p.key for p in phones if p.key is not None], pane.key)
+
+    def run_on_all(self, task: str, routine: BoundRoutine | None = None) -> None:
+        """Group control: ``task`` (or ``routine``) on every connected, idle phone at once; a table at the end."""
+        self._spawn(self.group.run(task, routine))
 
     def _show_fps(self, pane: PhonePane) -> None:
         if pane is self.deck.current:

@@ -15,9 +15,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
-    QInputDialog,
     QLabel,
-    QMessageBox,
     QPushButton,
     QSplitter,
     QTabWidget,
@@ -25,15 +23,20 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from relay_desktop.agent import AgentSettings, EventBus, Handlers
-from relay_desktop.agent.settings import task_problem
-from relay_desktop.runs import RunRecorder, RunStore
+from relay_desktop.agent import AgentSettings, EventBus, RunResult
+from relay_desktop.app_settings import AppSettings
+from relay_desktop.routines.model import BoundRoutine
+from relay_desktop.runs import RunRecord, RunRecorder, RunStore
 from relay_desktop.ui.device_picker import NETWORK, VIRTUAL
 from relay_desktop.ui.history import HistoryPanel
 from relay_desktop.ui.inspector import InspectorPanel
 from relay_desktop.ui.log_view import LogView
 from relay_desktop.ui.mirror_view import MirrorView
 from relay_desktop.ui.pane_events import PaneEvents
+from relay_desktop.ui.pane_runs import PaneRuns
+from relay_desktop.ui.routine_dialogs import SaveRoutineDialog
+from relay_desktop.ui.routine_library import RoutineLibrary
+from relay_desktop.ui.routines_panel import RoutinesPanel
 from relay_desktop.ui.screen_recording import ScreenRecording
 from relay_desktop.ui.screen_sink import ScreenSink
 from relay_desktop.ui.session import Session
@@ -51,14 +54,19 @@ MARKERS = {"running": "● running", "paused": "⏸ paused", "stopping": "■ st
 
 
 class PaneHost(Protocol):
-    """What a pane takes from the window: the models and agent settings of the moment, and the status line."""
+    """What a pane takes from the window: the models and settings of the moment, the saved routines, the status
+    line, and runs on every phone at once."""
 
     models: Any
     settings: AgentSettings
+    app_settings: AppSettings
+    routines: RoutineLibrary
 
     def status(self, text: str, pane: PhonePane | None = None) -> None: ...   # pane: whose news it is
 
     def open_settings(self) -> Any: ...
+
+    def run_on_all(self, task: str, routine: BoundRoutine | None = None) -> None: ...
 
 
 class PhonePane(QWidget):
@@ -96,11 +104,14 @@ class PhonePane(QWidget):
         self._build()
         self.events = PaneEvents(self)
         self.bus.subscribe(self.events.on_event)
-        self.panel.start_requested.connect(self._start)
+        self.runs = PaneRuns(self)
+        self.save_dialog: SaveRoutineDialog | None = None
+        self.panel.start_requested.connect(self.start)
+        self.panel.start_all_requested.connect(lambda task: self.host.run_on_all(task))
         self.panel.pause_requested.connect(lambda: self.session.agent and self.session.agent.control.pause())
         self.panel.resume_requested.connect(lambda: self.session.agent and self.session.agent.control.resume())
-        self.panel.stop_requested.connect(self._stop)
-        self.panel.message_sent.connect(self._steer)
+        self.panel.stop_requested.connect(self.runs.stop)
+        self.panel.message_sent.connect(self.runs.steer)
 
     def _build(self) -> None:
         run_tab = QWidget(self)
@@ -131,6 +142,11 @@ class PhonePane(QWidget):
         self.tabs.addTab(inspect_tab, "&Inspect")
         self.history = HistoryPanel(self, self.store)
         self.tabs.addTab(self.history, "&History")
+        self.history.save_routine_requested.connect(self.ask_save_routine)
+        self.routines = RoutinesPanel(self.host.routines, self)
+        self.tabs.addTab(self.routines, "Ro&utines")
+        self.routines.run_requested.connect(self.run_routine)
+        self.routines.said.connect(lambda text: self.host.status(text, self))
         self.tabs.currentChanged.connect(self._tab_changed)
         self.inspector.selected.connect(self._show_selected)
         self.inspector.hovered.connect(self._show_hovered)
@@ -283,6 +299,8 @@ class PhonePane(QWidget):
     def _tab_changed(self, index: int) -> None:
         if index == 2:
             self.spawn(self.history.refresh())
+        if index == 3:
+            self.spawn(self.routines.refresh())
         if index == 1:
             self.spawn(self.refresh_elements())
         elif not self.session.running:    # Inspect's boxes are for Inspect; a run draws its own
@@ -341,50 +359,37 @@ class PhonePane(QWidget):
         action = {"down": MotionAction.DOWN, "move": MotionAction.MOVE, "up": MotionAction.UP}[kind]
         self._control(lambda m, screen: m.touch(action, x, y, screen))
 
-    # ------------------------------------------------------------ runs
+    # ------------------------------------------------------------ runs and routines
 
-    def _start(self, task: str) -> None:
-        problem = task_problem(task)
-        if problem is not None:
-            self.say(f"Cannot start: {problem}.")
-            self.panel.task.setFocus()
-            return
-        if self.session.device is None or self.lost is not None:
-            self.say("Connect a phone first (or start the virtual phone).")
-            return
-        self.panel.set_state("running")
-        self.session.start_run(task, self.host.models, self.host.settings,
-                               Handlers(ask_user=self._ask, confirm=self._confirm))
-        self.run_state = "running"
-        self.changed.emit()
+    def start(self, task: str, routine: BoundRoutine | None = None) -> asyncio.Task[RunResult] | None:
+        """Start ``task`` here (replaying ``routine``, or the saved routine it matches): see ``PaneRuns``."""
+        return self.runs.start(task, routine)
 
-    def _stop(self) -> None:
-        if self.session.agent is not None:
-            self.spawn(self.session.agent.control.stop())
+    def run_routine(self, routine: BoundRoutine, everywhere: bool = False) -> asyncio.Task[RunResult] | None:
+        """A routine chosen in the Routines tab: run here (shown in the Task tab), or on every phone at once."""
+        self.panel.task.setPlainText(routine.task)
+        if everywhere:
+            self.host.run_on_all(routine.task, routine)
+            return None
+        self.tabs.setCurrentIndex(0)
+        return self.start(routine.task, routine)
 
-    def _steer(self, text: str) -> None:
-        if self.session.agent is not None:
-            self.session.agent.control.steer(text)
-            self.log_view.add_line(f"· you: {text}")
+    def set_several(self, several: bool) -> None:
+        """Two or more phones are connected: group control (run on all of them) is offered."""
+        self.panel.all_phones.setVisible(several)
+        self.routines.several_phones = several
 
-    async def _ask(self, question: str) -> str | None:
-        # open(), not exec(): the agents, the mirrors and the logs of every phone go on while it waits.
-        dialog = QInputDialog(self)
-        dialog.setWindowTitle(f"The agent asks ({self.label})" if self.label else "The agent asks")
-        dialog.setLabelText(question)
-        done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        dialog.finished.connect(lambda result: done.done() or done.set_result(bool(result)))
-        dialog.open()
-        return dialog.textValue().strip() or None if await done else None
+    def ask_save_routine(self, record: RunRecord) -> SaveRoutineDialog:
+        dialog = SaveRoutineDialog(record, self.host.routines, self)
+        dialog.saved.connect(self._routine_saved)
+        self.save_dialog = dialog
+        dialog.show()          # non-modal: the phones and their runs go on while it is filled in
+        return dialog
 
-    async def _confirm(self, description: str) -> bool:
-        box = QMessageBox(QMessageBox.Icon.Question, f"Confirm ({self.label})" if self.label else "Confirm",
-                          f"Allow the agent to {description}?",
-                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self)
-        done: asyncio.Future[int] = asyncio.get_running_loop().create_future()
-        box.finished.connect(lambda result: done.done() or done.set_result(result))
-        box.open()
-        return await done == QMessageBox.StandardButton.Yes
+    def _routine_saved(self, routine: Any) -> None:
+        text = f"Saved routine “{routine.name}” (version {routine.version})"
+        self.history.status.setText(text)
+        self.host.status(text, self)
 
     async def close(self) -> None:
         """Stop the run, let go of the phone (and its virtual phone), and write the last of its history."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from relay_desktop.agent import AgentSettings, EventBus, Handlers, Orchestrator, RunResult
@@ -168,12 +168,23 @@ class Session:
         await self.fallback_mirror.start()
         self.say(self.fallback_mirror.notice)
 
-    def start_run(self, task: str, models: Any, settings: AgentSettings, handlers: Handlers) -> Orchestrator:
+    def start_run(self, task: str, models: Any, settings: AgentSettings, handlers: Handlers, routine: Any = None,
+                  prepare: Callable[[Orchestrator], Awaitable[None]] | None = None) -> Orchestrator:
+        """Start a run of ``task``, replaying ``routine`` (a BoundRoutine) first when given. ``prepare`` is awaited
+        in the run's own task before the agent starts — the window looks there for a saved routine the task is,
+        off the loop, while the run already counts as going (Stop works, a second Start cannot slip in)."""
         assert self.device is not None
         self.agent = Orchestrator(MirroredPhone(self.device, self.mirror), models, settings=settings, bus=self.bus,
-                                  handlers=handlers)
-        self.run_task = asyncio.get_running_loop().create_task(self.agent.run(task), name="agent-run")
+                                  handlers=handlers, routine=routine)
+        self.run_task = asyncio.get_running_loop().create_task(self._run(self.agent, task, prepare), name="agent-run")
         return self.agent
+
+    @staticmethod
+    async def _run(agent: Orchestrator, task: str,
+                   prepare: Callable[[Orchestrator], Awaitable[None]] | None) -> RunResult:
+        if prepare is not None:
+            await prepare(agent)
+        return await agent.run(task)
 
     async def close(self) -> None:
         if self.agent is not None and self.running:

@@ -113,10 +113,15 @@ class SettingsDialog(QDialog):
         self.screenshots.setChecked(settings.screenshots)
         self.speak = QCheckBox("Speak progress aloud", self)
         self.speak.setChecked(settings.speak_progress)
+        self.use_routines = QCheckBox("Use saved &routines when a task matches one", self)
+        self.use_routines.setChecked(settings.use_routines)
+        self.use_routines.setToolTip("A typed task that is a saved routine (with other values, say) replays it "
+                                     "without a model; the agent takes over only where the phone differs")
         agent_form.addRow("Maximum steps:", self.max_steps)
         agent_form.addRow("Screenshot budget:", self.screenshot_kb)
         agent_form.addRow(self.screenshots)
         agent_form.addRow(self.speak)
+        agent_form.addRow(self.use_routines)
         self.theme = QComboBox(self)
         for value, text in (("system", "Follow the system"), ("light", "Light"), ("dark", "Dark")):
             self.theme.addItem(text, value)
@@ -223,7 +228,8 @@ class SettingsDialog(QDialog):
         llm = LLMSettings(providers, roles)  # type: ignore[arg-type]
         return AppSettings(llm=llm, max_steps=self.max_steps.value(), screenshot_max_kb=self.screenshot_kb.value(),
                            screenshots=self.screenshots.isChecked(), shell_allowed=self.settings.shell_allowed,
-                           speak_progress=self.speak.isChecked(), theme=str(self.theme.currentData()))
+                           speak_progress=self.speak.isChecked(), split_screen=self.settings.split_screen,
+                           use_routines=self.use_routines.isChecked(), theme=str(self.theme.currentData()))
 
     async def save(self) -> AppSettings | None:
         try:

@@ -20,6 +20,7 @@ __all__ = ["TaskPanel"]
 
 class TaskPanel(QWidget):
     start_requested = Signal(str)
+    start_all_requested = Signal(str)      # the same task on every connected phone that is idle
     pause_requested = Signal()
     resume_requested = Signal()
     stop_requested = Signal()
@@ -36,15 +37,20 @@ class TaskPanel(QWidget):
         self.pause = QPushButton("&Pause", self)
         self.resume = QPushButton("&Resume", self)
         self.stop = QPushButton("S&top", self)
+        self.all_phones = QPushButton("Run on &all phones", self)
+        self.all_phones.setToolTip("Start this task on every connected phone that is not running one, each in its "
+                                   "own tab; a table of the results follows")
+        self.all_phones.hide()                  # one phone: nothing to run it on besides this one
         for button, name in ((self.start, "Start the task"), (self.pause, "Pause the agent"),
-                             (self.resume, "Resume the agent"), (self.stop, "Stop the run")):
+                             (self.resume, "Resume the agent"), (self.stop, "Stop the run"),
+                             (self.all_phones, "Run the task on all phones")):
             button.setAccessibleName(name)
         self.message = QLineEdit(self)
         self.message.setPlaceholderText("Tell the running agent something…")
         self.message.setAccessibleName("Message to the agent")
         self.stats = {name: QLabel("–", self) for name in ("step", "elapsed", "tokens", "cost", "approach")}
         buttons = QHBoxLayout()
-        for button in (self.start, self.pause, self.resume, self.stop):
+        for button in (self.start, self.pause, self.resume, self.stop, self.all_phones):
             buttons.addWidget(button)
         grid = QGridLayout()
         for row, (name, label) in enumerate(self.stats.items()):
@@ -59,6 +65,7 @@ class TaskPanel(QWidget):
         layout.addWidget(self.message)
         layout.addLayout(grid)
         self.start.clicked.connect(self._start)
+        self.all_phones.clicked.connect(lambda: self.start_all_requested.emit(self.task.toPlainText().strip()))
         self.pause.clicked.connect(self.pause_requested)
         self.resume.clicked.connect(self.resume_requested)
         self.stop.clicked.connect(self.stop_requested)
@@ -84,6 +91,7 @@ class TaskPanel(QWidget):
         """idle, running, paused, stopping, finished: which buttons make sense now."""
         running = state in ("running", "paused", "stopping")
         self.start.setEnabled(not running)
+        self.all_phones.setEnabled(not running)
         self.task.setReadOnly(running)
         self.pause.setEnabled(state == "running")
         self.resume.setEnabled(state == "paused")
