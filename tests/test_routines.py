@@ -89,12 +89,24 @@ def test_the_same_button_in_several_rows_is_told_apart_by_the_texts_beside_it() 
     assert match.element is not None and match.element.bounds.top < 400     # the Wall Clock row, now first
 
 
-def test_a_target_recorded_with_a_parameter_must_show_the_new_value() -> None:
-    recorded = _screen(_row(200, "Bob Martinez", "hi"))
-    target = identify_target(_element(recorded, "Bob Martinez"), recorded)
-    today = _screen(_row(200, "Bob Martinez", "hi"), _row(400, "Grace Liu", "thanks"))
-    assert "Grace" in find_target(target, today, needs=("Grace",)).element.label
-    assert find_target(target, today, needs=("Zoe",)).element is None
+def _bound_target(recorded: Any, label: str, name: str) -> dict[str, Any]:
+    """The row's target as a routine with a name parameter (learnt from "Bob") holds it, bound to ``name``."""
+    element = _element(recorded, label)
+    target = identify_target(element, recorded)
+    record = ActionRecord(1, 0, "model", {"action": "tap"}, True, target, {"app": PKG, "layout": []})
+    routine = learn_routine("r", "Open Bob", [record], parameters=[Parameter("name", "Bob")])
+    return routine.bind({"name": name}).steps[0].target
+
+
+def test_a_target_recorded_with_a_parameter_must_show_the_new_value_where_the_old_one_was() -> None:
+    recorded = _screen(_row(200, "Bob Martinez", "Do you have Carol's number?"))
+    # Bob's row still mentions Carol in its last message: it is not Carol's row.
+    today = _screen(_row(200, "Bob Martinez", "Do you have Carol's number?"), _row(400, "Grace Liu", "thanks"),
+                    _row(600, "Carol Nguyen", "Tuesday works"))
+    assert "Carol Nguyen" in find_target(_bound_target(recorded, "Bob Martinez", "Carol"), today).element.label
+    assert "Grace Liu" in find_target(_bound_target(recorded, "Bob Martinez", "Grace"), today).element.label
+    without_carol = _screen(_row(200, "Bob Martinez", "Do you have Carol's number?"))
+    assert find_target(_bound_target(recorded, "Bob Martinez", "Carol"), without_carol).element is None
 
 
 # ---------------------------------------------------------------- parameters

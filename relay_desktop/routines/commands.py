@@ -18,6 +18,7 @@ from typing import Any
 
 from relay_desktop.routines.model import Parameter, Routine, RoutineError
 from relay_desktop.routines.store import RoutineStore
+from relay_desktop.runs.store import RunNotFound
 
 __all__ = ["register"]
 
@@ -97,7 +98,7 @@ async def _run(args: argparse.Namespace) -> int:
         return await asyncio.to_thread(handler, store, args)
     except BrokenPipeError:  # `relay-desktop routines list | head`
         return 0
-    except RoutineError as exc:
+    except (RoutineError, RunNotFound) as exc:
         print(f"relay-desktop routines {action}: {exc}", file=sys.stderr)
         return 1
     except (OSError, sqlite3.Error) as exc:

@@ -20,7 +20,7 @@ from relay_desktop.perception.tree import WindowKind
 from relay_desktop.routines.identity import CHOICE_STATES, find_target
 from relay_desktop.routines.identity import short_text as _short
 
-__all__ = ["check_effect", "check_end", "record_effect"]
+__all__ = ["check_effect", "check_end", "record_effect", "title_matches"]
 
 MAX_APPEARED = 4
 
@@ -75,7 +75,7 @@ def _contains(text: str, expected: str) -> bool:
 
 
 def check_effect(expect: dict[str, Any] | None, needs: Sequence[str], before: Observation, after: Observation,
-                 target: dict[str, Any] | None, target_needs: Sequence[str] = ()) -> str | None:
+                 target: dict[str, Any] | None) -> str | None:
     """Why the replayed step did not do what it did when recorded, or None when it did (or nothing is known)."""
     if not expect or not expect.get("changed"):
         return None
@@ -84,11 +84,11 @@ def check_effect(expect: dict[str, Any] | None, needs: Sequence[str], before: Ob
         return f"{after.app or 'another app'} is in front, where the step brought up {app}"
     title = expect.get("title")
     now = screen_title(after.element_map) or ""
-    if title and not _title_matches(title, now, needs):
+    if title and not title_matches(title, now, needs):
         return f"the screen is called \"{now or 'nothing'}\", where the step led to \"{title}\""
     states, value = expect.get("states"), expect.get("value")
     if (states or value) and target is not None:
-        found = find_target(target, after.element_map, target_needs)
+        found = find_target(target, after.element_map)
         if found.element is not None:
             have = _choice(found.element.states)
             if states and have != list(states):
@@ -101,7 +101,8 @@ def check_effect(expect: dict[str, Any] | None, needs: Sequence[str], before: Ob
     return None
 
 
-def _title_matches(expected: str, now: str, needs: Sequence[str]) -> bool:
+def title_matches(expected: str, now: str, needs: Sequence[str]) -> bool:
+    """Whether a screen called ``now`` is the one recorded as ``expected`` (values of ``needs`` filled in)."""
     if now == expected or _short(now) == expected:
         return True
     # A title with a parameter in it ("Bob Martinez" saved as "{name} Martinez"): the value must show.
@@ -116,6 +117,6 @@ def check_end(end: dict[str, Any], needs: Sequence[str], final: Observation) -> 
         return f"the run ended in {app}, the replay in {final.app or 'no app'}"
     title = end.get("title")
     now = screen_title(final.element_map) or ""
-    if title and not _title_matches(title, now, needs):
+    if title and not title_matches(title, now, needs):
         return f"the run ended on \"{title}\", the replay on \"{now or 'an untitled screen'}\""
     return None

@@ -216,7 +216,18 @@ def _contains_all(text: str, needs: Sequence[str]) -> bool:
     return all(need.casefold() in folded for need in needs)
 
 
-def _score(target: dict[str, Any], needs: Sequence[str], element: Element, element_map: ElementMap) -> float | None:
+def _shows(needs: Sequence[Sequence[str]], element: Element, element_map: ElementMap) -> bool:
+    parts = label_parts(element)
+    for rid, value in needs:
+        if rid:
+            if not any(r == rid and value.casefold() in text.casefold() for r, text in parts):
+                return False
+        elif not _contains_all(f"{element.label} {' '.join(neighbour_texts(element, element_map))}", [value]):
+            return False
+    return True
+
+
+def _score(target: dict[str, Any], element: Element, element_map: ElementMap) -> float | None:
     """How well the element fits the target, or None when it cannot be it."""
     node = element.node
     if target.get("package") and node.package and node.package != target["package"]:
@@ -232,10 +243,12 @@ def _score(target: dict[str, Any], needs: Sequence[str], element: Element, eleme
         return None
     label = str(target.get("label") or "")
     score = 0.0
+    needs = target.get("needs") or []
     if needs:
-        # The label holds a parameter: it must show the value; the rest of it may differ (Grace Liu, not Bob's
-        # surname after Grace).
-        if not _contains_all(f"{element.label} {' '.join(neighbour_texts(element, element_map))}", needs):
+        # The label held a parameter: the new value must show where the old one did (the name in the row's name
+        # view, not anywhere: Bob's row whose last message mentions Carol is not Carol's); the rest may differ
+        # (Grace Liu, not Bob's surname after Grace).
+        if not _shows(needs, element, element_map):
             return None
         score += 2.0 + (1.0 if element.label == label else 0.0)
     elif label:
@@ -264,10 +277,10 @@ def _distance(a: Sequence[int], b: Sequence[int]) -> int:
     return sum(abs(x - y) for x, y in zip(a, b, strict=True))
 
 
-def find_target(target: dict[str, Any], element_map: ElementMap, needs: Sequence[str] = ()) -> TargetMatch:
-    """The one element of the map that is the recorded target. ``needs``: parameter values its label must
-    show (the label was recorded with a parameter in it)."""
-    scored = [(s, e) for e in element_map.elements if (s := _score(target, needs, e, element_map)) is not None]
+def find_target(target: dict[str, Any], element_map: ElementMap) -> TargetMatch:
+    """The one element of the map that is the recorded target (a bound routine's target says, under "needs",
+    which parameter values its label must show and in which of its views)."""
+    scored = [(s, e) for e in element_map.elements if (s := _score(target, e, element_map)) is not None]
     if not scored:
         return TargetMatch(None, f"{_name(target)} is not on the screen")
     scored.sort(key=lambda pair: -pair[0])

@@ -117,7 +117,8 @@ class Routine:
 
 @dataclass(frozen=True)
 class BoundStep:
-    """A step with values filled in; ``needs``: the values a target's label must show (it held a parameter)."""
+    """A step with values filled in; ``needs``: the values a target's label must show (it held a parameter; the
+    filled target says where, under "needs")."""
 
     step: RoutineStep
     action: dict[str, Any]
@@ -125,6 +126,8 @@ class BoundStep:
     needs: tuple[str, ...]
     expect: dict[str, Any] | None
     expect_needs: tuple[str, ...]
+    screen: dict[str, Any] = field(default_factory=dict)     # the screen it acts on, values filled in
+    screen_needs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -165,13 +168,27 @@ def _needs(value: Any, values: Mapping[str, str]) -> list[str]:
     return []
 
 
+def _target_needs(target: dict[str, Any], values: Mapping[str, str]) -> list[list[str]]:
+    """Where the target showed a parameter: [view id, value] for each part of its label that held one (the
+    new value must show in that very view), or ["", value] when only the label as a whole is known."""
+    needs = [[str(rid), value] for rid, text in target.get("parts") or [] for value in _needs(text, values)]
+    if not needs:
+        needs = [["", value] for value in _needs(target.get("label", ""), values)]
+    return needs
+
+
 def _bind_step(step: RoutineStep, values: Mapping[str, str]) -> BoundStep:
     target = step.target
     needs: list[str] = []
     if target is not None:
-        needs = _needs(target.get("label", ""), values) + _needs(target.get("parts", []), values)
+        located = _target_needs(target, values)
+        needs = [value for _, value in located]
         target = _fill_any(target, values)
+        if located:
+            target["needs"] = located
     expect = step.expect
     expect_needs = _needs(expect, values) if expect is not None else []
+    screen_needs = _needs(step.screen.get("title", ""), values)
     return BoundStep(step, _fill_any(step.action, values), target, tuple(dict.fromkeys(needs)),
-                     _fill_any(expect, values) if expect is not None else None, tuple(dict.fromkeys(expect_needs)))
+                     _fill_any(expect, values) if expect is not None else None, tuple(dict.fromkeys(expect_needs)),
+                     _fill_any(step.screen, values), tuple(dict.fromkeys(screen_needs)))

@@ -24,7 +24,7 @@ from relay_desktop.agent.safety import sensitive_reason
 from relay_desktop.llm.redaction import register_secret
 from relay_desktop.perception import current_dialog, diff_maps
 from relay_desktop.perception.screen import screen_title
-from relay_desktop.routines.effects import check_effect, check_end, record_effect
+from relay_desktop.routines.effects import check_effect, check_end, record_effect, title_matches
 from relay_desktop.routines.identity import find_target, layout_similarity, short_text, target_name
 from relay_desktop.routines.model import BoundRoutine, BoundStep
 
@@ -205,8 +205,7 @@ class RoutineReplayer:
                 expect = before.expect
                 if lenient and expect:
                     expect = {k: v for k, v in expect.items() if k in ("changed", "app")}
-                effect = check_effect(expect, before.expect_needs, previous, observation, before.target,
-                                      before.needs)
+                effect = check_effect(expect, before.expect_needs, previous, observation, before.target)
                 if effect is not None:
                     problem = f"the previous step ({describe_step(before)}) did not do what it did before: {effect}"
             element = None
@@ -222,7 +221,7 @@ class RoutineReplayer:
 
     def _recoverable(self, step: BoundStep, look: Look) -> bool:
         """The app is the one the step expects, no pop-up is in the way, and the step acts on a screen."""
-        screen = step.step.screen
+        screen = step.screen
         return (str(step.action.get("action")) not in _ANYWHERE and bool(screen.get("app"))
                 and look.observation.app == screen["app"] and current_dialog(look.observation.element_map) is None)
 
@@ -230,19 +229,18 @@ class RoutineReplayer:
         """What a person does before giving up: the app is right but on another screen (it was left there and
         opened where it was) — go back to the screen the step expects; the screen is right but the target is
         not in sight — scroll its list to it. Each move is an action of this run step, in its history."""
-        screen = step.step.screen
-        observation = look.observation
-        title = screen.get("title")
-        now = screen_title(observation.element_map)
-        if title and now != title:
+        title = step.screen.get("title")
+        now = screen_title(look.observation.element_map) or ""
+        same = not title or title_matches(title, now, step.screen_needs)
+        if not same:
             return await self._back_to(step, look, title)
         place = (step.target or {}).get("place")
-        if place and (not title or now == title):
+        if place:
             return await self._scroll_to(step, look, place)
         return None
 
     async def _back_to(self, step: BoundStep, look: Look, title: str) -> Look | None:
-        app = step.step.screen["app"]
+        app = step.screen["app"]
         for attempt in range(1, _MAX_BACKS + 1):
             self._log(f"The app is on another screen (\"{screen_title(look.observation.element_map) or '?'}\"), "
                       f"not \"{title}\": going back to it (no model needed)")
@@ -288,7 +286,7 @@ class RoutineReplayer:
 
     def _in_the_way(self, step: BoundStep, observation: Observation) -> str | None:
         """A dialog the recording did not have, over the screen the step acts on."""
-        screen = step.step.screen
+        screen = step.screen
         if str(step.action.get("action")) in _ANYWHERE or screen.get("dialog") or step.step.optional:
             return None
         if step.target is not None and step.target.get("window") == "dialog":
@@ -301,7 +299,7 @@ class RoutineReplayer:
 
     def _ready(self, step: BoundStep, observation: Observation) -> tuple[str | None, Any]:
         kind = str(step.action.get("action"))
-        screen = step.step.screen
+        screen = step.screen
         if kind not in _ANYWHERE:
             app = screen.get("app")
             if app and observation.app and observation.app != app:
@@ -310,7 +308,7 @@ class RoutineReplayer:
             if "element" in step.action:
                 return "the routine has no identity for this step's element (it was learnt without one)", None
             return None, None
-        match = find_target(step.target, observation.element_map, step.needs)
+        match = find_target(step.target, observation.element_map)
         if match.element is None:
             problem = match.problem
             similar = layout_similarity(screen.get("layout") or [], observation.element_map)
