@@ -24,6 +24,8 @@ def register(commands: Any) -> None:
     mcp.add_argument("--max-steps", type=int, default=30, help="the agent's step limit for run_task (default 30)")
     mcp.add_argument("--no-mirror", action="store_true",
                      help="do not start the live mirror (scrcpy); screenshots then come over adb")
+    mcp.add_argument("--no-routines", action="store_true",
+                     help="run_task never replays a saved routine, even when the task matches one")
     mcp.set_defaults(command="mcp", handler=_serve)
 
 

@@ -32,6 +32,7 @@ from relay_desktop.agent.settings import AgentSettings, task_problem
 from relay_desktop.cli_run import models_from_args, suite_task_for
 from relay_desktop.device.errors import DeviceError
 from relay_desktop.mcp_phone import ActionRefused, PhoneSession, PhoneUnavailable
+from relay_desktop.mcp_routines import RoutineAround, bound_routine, routine_for_task, routines_listing
 
 __all__ = ["build_server"]
 
@@ -107,7 +108,7 @@ class _Runs:
         future.add_done_callback(self._tasks.discard)
         return future
 
-    async def run(self, ctx: Context, task: str, max_steps: int | None) -> dict[str, Any]:
+    async def run(self, ctx: Context, task: str, max_steps: int | None, routine: Any = None) -> dict[str, Any]:
         from relay_desktop.agent.events import EventBus
         from relay_desktop.agent.knowledge import AppKnowledgeCache
         from relay_desktop.agent.orchestrator import Orchestrator
@@ -132,6 +133,8 @@ class _Runs:
             self.busy = False
             self.started.set()
             raise
+        if routine is None and not self.args.no_routines:
+            routine = await routine_for_task(task)
         if llm is not None and self.router is None:
             self.router = ModelRouter(llm)
         router = self.router if llm is not None else None
@@ -140,7 +143,7 @@ class _Runs:
         self.agent = agent = Orchestrator(
             phone, router, settings=settings, bus=EventBus(), handlers=handlers,
             knowledge=AppKnowledgeCache(models=router) if router is not None else None,
-            describe_models=llm.to_dict() if llm is not None else {"planner": "fallback"})
+            describe_models=llm.to_dict() if llm is not None else {"planner": "fallback"}, routine=routine)
         self.started.set()
         # The run, and its history, in a task of its own (as `run` does): stop_task cancels that task, never this
         # request; and when the client cancels the request, the run still stops cleanly and is saved.
@@ -162,10 +165,12 @@ class _Runs:
         detach = recorder.attach(agent.bus)
         progress = _Progress(ctx, agent.settings.max_steps)
         agent.bus.subscribe(progress.on_event)
+        around = RoutineAround(agent)
         try:
             result = await agent.run(task)
         finally:
             detach()
+            around.detach()
             await progress.aclose()
             await recorder.aclose()
             self.agent, self.busy = None, False
@@ -173,6 +178,9 @@ class _Runs:
                                "run_id": result.run_id, "elapsed_s": round(result.elapsed_s, 1), "models": which}
         if recorder.error:
             out["history"] = f"not saved: {recorder.error}"
+        routine_report = await around.finish(result.outcome)
+        if routine_report is not None:
+            out["routine"] = routine_report
         if suite_task is not None:
             check = suite_task.check(service.phone)
             out["virtual_phone_check"] = f"{'passed' if check.ok else 'failed'} ({check.detail})"
@@ -337,11 +345,25 @@ def build_server(args: argparse.Namespace) -> MCPServer[Any]:
         return await _act(phones, runs, ctx, {"action": "launch_app", "app": app})
 
     @server.tool(description="Give the phone agent a whole task (\"Turn on Wi-Fi\") and wait for the outcome: "
-                             "success, failed, stopped, max_steps or error, with the reason, the steps taken and the "
-                             "run's id in the history. Progress is reported as it goes; sensitive steps and the "
-                             "agent's questions are asked through the client.")
+                             "success, failed, stopped, max_steps or error, with the reason, the steps taken, the "
+                             "run's id in the history, and when the task matched a saved routine, how its replay went "
+                             "(\"routine\"). Progress is reported as it goes; sensitive steps and the agent's "
+                             "questions are asked through the client.")
     async def run_task(ctx: Context, task: str, max_steps: int | None = None) -> dict[str, Any]:
         return await runs.run(ctx, task, max_steps)
+
+    @server.tool(description="List the saved routines: solved tasks that run again without a model, each with its "
+                             "parameters (name and default value) and wording.", annotations=looks)
+    async def list_routines() -> list[dict[str, Any]]:
+        return await routines_listing()
+
+    @server.tool(description="Run a saved routine by name, with values for its parameters (the others take their "
+                             "defaults). It replays without a model; where the phone differs the agent takes over. "
+                             "Returns the outcome as run_task does, with how many steps were replayed.")
+    async def run_routine(ctx: Context, name: str, parameters: dict[str, str] | None = None,
+                          max_steps: int | None = None) -> dict[str, Any]:
+        routine = await bound_routine(name, parameters or {})
+        return await runs.run(ctx, routine.task, max_steps, routine=routine)
 
     @server.tool(description="Stop the task run_task is carrying out (the run ends as 'stopped').")
     async def stop_task() -> str:

@@ -235,3 +235,62 @@ def test_the_swipe_tools_choices_are_the_agents() -> None:
     from relay_desktop.mcp_server import Direction, Edge
 
     assert get_args(Direction) == DIRECTIONS and get_args(Edge) == EDGES
+
+
+async def _save_text_routine(sim: Any) -> None:
+    """'text someone', learnt from the rule-based planner's run of the Bob task on ``sim``, in this test's home."""
+    from relay_desktop.agent.events import EventBus
+    from relay_desktop.agent.orchestrator import Orchestrator
+    from relay_desktop.agent.safety import Handlers
+    from relay_desktop.routines.learn import learn_routine
+    from relay_desktop.routines.service import RunActions
+    from relay_desktop.routines.store import RoutineStore
+    from relay_desktop.sim.tasks import TASKS_BY_ID
+
+    task = TASKS_BY_ID["messages_text_bob"]
+    task.setup(sim.phone)
+    device = await sim.adb.device(sim.serial)
+    bus, actions = EventBus(), RunActions()
+    actions.attach(bus)
+
+    async def yes(description: str) -> bool:
+        return True
+    try:
+        result = await Orchestrator(device, None, bus=bus, handlers=Handlers(confirm=yes)).run(task.goal)
+    finally:
+        await device.close()
+    assert result.outcome == "success", result.reason
+    store = RoutineStore()
+    store.save(learn_routine("text someone", task.goal, actions.records()))
+    store.close()
+
+
+async def test_routines_are_listed_and_run_with_parameters_and_run_task_says_when_one_ran(
+        adb_server: AdbTestServer, sim: Any, tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RELAY_DESKTOP_HOME", str(tmp_path))
+    await _save_text_routine(sim)
+
+    async def allow(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        return types.ElicitResult(action="accept", content={"allow": True})
+    async with connect(adb_server, "--fallback", elicit=allow) as session:
+        listed = await call(session, "list_routines")
+        assert not listed.is_error, text_of(listed)
+        [routine] = listed.structured_content["result"]
+        assert routine["name"] == "text someone" and routine["parameters"] == [
+            {"name": "name", "default": "Bob"}, {"name": "message", "default": "running late"}]
+
+        ran = await asyncio.wait_for(session.call_tool("run_routine", {
+            "name": "text someone", "parameters": {"name": "Grace", "message": "on my way"}}), CALL_TIMEOUT)
+        assert not ran.is_error, text_of(ran)
+        outcome = ran.structured_content
+        assert outcome["outcome"] == "success", outcome
+        assert outcome["routine"]["replayed_steps"] == 4 and outcome["routine"]["agent_steps"] == 0
+
+        typed = await call(session, "run_task", task="Text Carol 'see you at 8'")
+        assert typed.structured_content["routine"]["parameters"] == {"name": "Carol", "message": "see you at 8"}
+
+        unknown = await asyncio.wait_for(session.call_tool("run_routine", {
+            "name": "text someone", "parameters": {"colour": "red"}}), CALL_TIMEOUT)
+        assert unknown.is_error and "has no parameter colour" in text_of(unknown)
+        missing = await asyncio.wait_for(session.call_tool("run_routine", {"name": "nope"}), CALL_TIMEOUT)
+        assert missing.is_error and "no routine is called 'nope'" in text_of(missing)
