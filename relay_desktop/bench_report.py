@@ -11,6 +11,7 @@ deletes on purpose).
 from __future__ import annotations
 
 import statistics
+import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -48,6 +49,7 @@ class TaskTally:
     no_effect_steps: int = 0           # step verifications that failed: the action changed nothing (or not enough)
     questions: int = 0                 # ask_user questions the agent put to the user
     act_input_tokens: list[int] = field(default_factory=list)   # prompt size of each of the fast agent's plans
+    request_times: list[float] = field(default_factory=list)    # when each request left (monotonic seconds)
 
     def on_event(self, event: Event) -> None:
         if isinstance(event, ActionResult):
@@ -84,6 +86,7 @@ class CountingModels:
         tally = self.tally
         if tally is not None:
             tally.requests[request_kind(role, request)] += 1
+            tally.request_times.append(time.monotonic())
         response = await self.models.generate(role, request, meter=meter)
         if tally is not None:
             tally.meter.add(response.provider, response.model, response.usage, response.cost_usd)
@@ -143,6 +146,10 @@ class BenchRow:
     run_id: str
     detail: str
     phone: str = ""                      # which phone ran it (with --phones N)
+    # With --replay: the task saved as a routine and run again on a fresh phone (bench_replay.replay_fields);
+    # with --perturb also on a changed phone, with the repaired routine run once more.
+    replay: dict[str, Any] | None = None
+    perturbed: dict[str, Any] | None = None
 
     @classmethod
     def of(cls, task: Any, result: Any, tally: TaskTally, *, seconds: float, check_ok: bool, check_detail: str,
@@ -155,7 +162,11 @@ class BenchRow:
                    tally.questions, tally.tokens, round(tally.meter.cost_usd, 6), mirrored, result.run_id, detail)
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        for key in ("replay", "perturbed"):
+            if data[key] is None:
+                del data[key]
+        return data
 
 
 @dataclass(frozen=True)
@@ -173,6 +184,8 @@ class BenchSummary:
     cost_usd: float
     mirror: bool
     interrupted: bool = False
+    replay: dict[str, Any] | None = None        # with --replay: see replay_summary
+    perturbed: dict[str, Any] | None = None
 
     @classmethod
     def of(cls, rows: list[BenchRow], *, mirror: bool, interrupted: bool = False) -> BenchSummary:
@@ -184,36 +197,99 @@ class BenchSummary:
                    round(median([r.seconds for r in rows]), 3), median([r.requests for r in rows]),
                    median([r.tokens for r in rows]), requests, actions,
                    round(requests / actions, 3) if actions else None, sum(r.tokens for r in rows),
-                   round(sum(r.cost_usd for r in rows), 6), mirror, interrupted)
+                   round(sum(r.cost_usd for r in rows), 6), mirror, interrupted, replay_summary(rows),
+                   perturbed_summary(rows))
 
     def to_json(self) -> dict[str, Any]:
-        return {"summary": asdict(self)}
+        data = asdict(self)
+        if data["replay"] is None:
+            del data["replay"]
+        if data["perturbed"] is None:
+            del data["perturbed"]
+        return {"summary": data}
 
     def text(self) -> str:
         share = 100 * self.solved / self.tasks if self.tasks else 0
         per_action = f"{self.requests_per_action:.2f}" if self.requests_per_action is not None else "–"
-        return ("─" * WIDTH + f"\nSolved {self.solved}/{self.tasks} ({share:.0f}%) · median {self.median_steps:g} "
-                f"steps, {self.median_requests:g} requests, {self.median_tokens:,.0f} tokens, "
-                f"{self.median_seconds:.1f} s per task · {per_action} requests per action · ${self.cost_usd:.4f}")
+        lines = ["─" * WIDTH + f"\nSolved {self.solved}/{self.tasks} ({share:.0f}%) · median {self.median_steps:g} "
+                 f"steps, {self.median_requests:g} requests, {self.median_tokens:,.0f} tokens, "
+                 f"{self.median_seconds:.1f} s per task · {per_action} requests per action · ${self.cost_usd:.4f}"]
+        if self.replay is not None:
+            r = self.replay
+            ratio = f"{r['median_time_ratio']:.2f}×" if r["median_time_ratio"] is not None else "–"
+            lines.append(f"replay: {r['solved']} of {r['tasks']} solved, {r['zero_requests']} with 0 model requests, "
+                         f"median time {ratio} the first run")
+        if self.perturbed is not None:
+            p = self.perturbed
+            lines.append(f"perturbed: {p['solved']} of {p['tasks']} solved, {p['clean_until_differed']} with no model "
+                         f"request before the step that differed; repaired routines: {p['repaired_solved']} of "
+                         f"{p['repaired']} solved, {p['repaired_zero_requests']} with 0 model requests")
+        return "\n".join(lines)
 
 
-def header(mirror: bool, phones: bool = False) -> str:
+def replay_summary(rows: list[BenchRow]) -> dict[str, Any] | None:
+    """The replay line's figures: of the solved tasks replayed, how many solved, with no request, and the
+    median of replay time over first-run time."""
+    replayed = [r for r in rows if r.replay is not None]
+    if not replayed:
+        return None
+    ratios = [r.replay["seconds"] / r.seconds for r in replayed if r.seconds > 0 and r.replay["seconds"] > 0]
+    return {"tasks": len(replayed), "solved": sum(bool(r.replay["solved"]) for r in replayed),
+            "zero_requests": sum(r.replay["solved"] and r.replay["requests"] == 0 for r in replayed),
+            "median_time_ratio": round(statistics.median(ratios), 3) if ratios else None}
+
+
+def perturbed_summary(rows: list[BenchRow]) -> dict[str, Any] | None:
+    runs = [r.perturbed for r in rows if r.perturbed is not None]
+    if not runs:
+        return None
+    repaired = [p["repaired"] for p in runs if p.get("repaired")]
+    return {"tasks": len(runs), "solved": sum(bool(p["solved"]) for p in runs),
+            "clean_until_differed": sum(p["replay_requests"] == 0 for p in runs),
+            "repaired": len(repaired), "repaired_solved": sum(bool(r["solved"]) for r in repaired),
+            "repaired_zero_requests": sum(r["solved"] and r["requests"] == 0 for r in repaired)}
+
+
+_REPLAY_HEAD = f" {'replay':6} {'r-reqs':>6} {'r-time':>6}"
+
+
+def header(mirror: bool, phones: bool = False, replay: bool = False) -> str:
     where = "through the live mirror" if mirror else "over adb only (--no-mirror)"
     who = "virtual phones (the phone column says which)" if phones else "the virtual phone"
+    extra = " · replay: the routine saved from the run, on a fresh phone" if replay else ""
     return (f"Phone: {who}, {where}\nreqs: model requests · no-eff: steps that changed nothing · "
-            "tok/step: median prompt tokens of a plan\n\n"
+            f"tok/step: median prompt tokens of a plan{extra}\n\n"
             + (f"{'phone':16} " if phones else "")
             + f"{'task':28} {'tags':18} {'result':6} {'agent':9} {'steps':>5} {'reqs':>4} {'no-eff':>6} "
-            f"{'tok/step':>8} {'tokens':>8} {'time':>6} {'cost':>8}\n" + "─" * (WIDTH + 17 * phones))
+            f"{'tok/step':>8} {'tokens':>8} {'time':>6} {'cost':>8}" + (_REPLAY_HEAD if replay else "") + "\n"
+            + "─" * (WIDTH + 17 * phones + len(_REPLAY_HEAD) * replay))
 
 
-def format_row(row: BenchRow, phones: bool = False) -> str:
+def _replay_cells(row: BenchRow) -> str:
+    replay = row.replay
+    if replay is None:
+        return f" {'–':6} {'–':>6} {'–':>6}"
+    mark = "✔" if replay["solved"] else "✘"
+    return f" {mark:6} {replay['requests']:6d} {replay['seconds']:5.1f}s"
+
+
+def format_row(row: BenchRow, phones: bool = False, replay: bool = False) -> str:
     """One line per task (led by its phone with several); a failed task gets a second line saying why."""
     mark = "✔ pass" if row.solved else "✘ fail"
     per_step = f"{row.prompt_tokens_per_step:,d}" if row.prompt_tokens_per_step is not None else "–"
     line = ((f"{row.phone[:16]:16} " if phones else "")
             + f"{row.task[:28]:28} {row.tags[:18]:18} {mark:6} {row.outcome[:9]:9} {row.steps:5d} {row.requests:4d} "
             f"{row.no_effect_steps:6d} {per_step:>8} {row.tokens:8,d} {row.seconds:5.1f}s {f'${row.cost_usd:.4f}':>8}")
+    if replay:
+        line += _replay_cells(row)
+    if row.perturbed is not None:
+        p = row.perturbed
+        repaired = p.get("repaired")
+        again = f"; repaired v{repaired['version']}: {'✔' if repaired['solved'] else '✘'} " \
+                f"{repaired['requests']} reqs" if repaired else ""
+        line += (f"\n  ↳ perturbed ({p['kind']}: {p['what']}): {'✔' if p['solved'] else '✘'} {p['requests']} reqs "
+                 f"({p['replay_requests']} before the hand-over), {p['replayed_steps']} replayed + "
+                 f"{p['agent_steps']} agent steps{again}")
     if row.solved:
         return line
     why = f"  ↳ {row.detail}"

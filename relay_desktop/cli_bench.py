@@ -59,6 +59,13 @@ def register(commands: Any) -> None:
     add_split_screen_option(bench)
     bench.add_argument("--phones", type=int, default=1, metavar="N",
                        help="run the tasks on N virtual phones at once (default 1)")
+    bench.add_argument("--replay", action="store_true",
+                       help="save each solved task as a routine and run it again on a fresh phone with routines on "
+                            "(each row gets the replay's result; the summary a replay line)")
+    bench.add_argument("--perturb", action="store_true",
+                       help="with --replay: also replay on a changed phone (a pop-up first, the app left on another "
+                            "screen, a new item at the top of its lists; one per task, in turn), which the agent must "
+                            "take over from, and then the repaired routine once more")
     bench.set_defaults(command="bench", handler=_run_bench_command)
 
 
@@ -72,6 +79,9 @@ async def _run_bench_command(args: argparse.Namespace) -> int:
     if unknown or not tasks:
         names = ", ".join(sorted(unknown)) or "the filters"
         print(f"relay-desktop bench: no task matches {names}; see `relay-desktop tasks`", file=sys.stderr)
+        return 2
+    if args.perturb and not args.replay:
+        print("relay-desktop bench: --perturb goes with --replay", file=sys.stderr)
         return 2
     if not 1 <= args.phones <= MAX_PHONES:
         print(f"relay-desktop bench: --phones takes 1 to {MAX_PHONES}", file=sys.stderr)
@@ -88,11 +98,11 @@ async def _run_bench_command(args: argparse.Namespace) -> int:
     say(f"Models: {which}\n{len(tasks)} task{'s' if len(tasks) != 1 else ''} on {phones}")
     bench = BenchRun(say=say, mirror=not args.no_mirror, max_steps=args.max_steps, realistic=args.realistic,
                      history=not args.no_history, allow_fallback=args.allow_fallback, phones=args.phones,
-                     split_screen=not args.no_split_screen,
+                     split_screen=not args.no_split_screen, replay=args.replay, perturb=args.perturb,
                      on_row=lambda row: print(json.dumps(row.to_json(), ensure_ascii=False) if args.json
-                                              else format_row(row, args.phones > 1), flush=True),
+                                              else format_row(row, args.phones > 1, args.replay), flush=True),
                      on_start=None if args.json else
-                     lambda mirrored: print(f"\n{header(mirrored, args.phones > 1)}", flush=True))
+                     lambda mirrored: print(f"\n{header(mirrored, args.phones > 1, args.replay)}", flush=True))
     router = ModelRouter(llm) if llm is not None else None
     try:
         rows = await bench.run(tasks, router, describe_models=llm.to_dict() if llm is not None else None)
@@ -117,6 +127,19 @@ MAX_PHONES = 8
 
 
 @dataclass
+class AgentRun:
+    """One task carried out once: the agent's result, what was counted, and the task's own check."""
+
+    result: Any
+    tally: TaskTally
+    seconds: float
+    check: Any
+    mirrored: bool
+    agent: Any
+    bus: Any
+
+
+@dataclass
 class _Phone:
     """One of the bench's virtual phones, with what its tasks run through."""
 
@@ -126,6 +149,7 @@ class _Phone:
     mirror: Any
     counting: CountingModels | None       # its own: requests are counted for the task running on this phone
     knowledge: Any
+    fresh: _Phone | None = None           # with --replay: another phone, for the routine's replays
 
 
 class BenchRun:
@@ -136,8 +160,12 @@ class BenchRun:
                  realistic: bool = False, history: bool = True, on_row: Callable[[BenchRow], None] | None = None,
                  on_event: Callable[[Event], None] | None = None,
                  on_start: Callable[[bool], None] | None = None, allow_fallback: bool = False,
-                 phones: int = 1, split_screen: bool = True) -> None:
+                 phones: int = 1, split_screen: bool = True, replay: bool = False, perturb: bool = False) -> None:
+        from relay_desktop.bench_replay import ReplayBench
+
         self.say = say
+        # --replay: each solved task saved as a routine and replayed on a fresh phone (--perturb: a changed one)
+        self.replay = ReplayBench(self, perturb) if replay else None
         self.split_screen = split_screen       # the planning model may put two apps side by side
         self.phones = phones
         self.allow_fallback = allow_fallback   # the rule-based planner may finish a task whose model failed
@@ -176,7 +204,7 @@ class BenchRun:
         async def work(phone: _Phone) -> None:
             while not self.interrupted and not queue.empty():
                 index, task = queue.get_nowait()
-                row = await self._run_task(task, phone, store, describe_models or {"planner": "fallback"})
+                row = await self._run_task(task, phone, store, describe_models or {"planner": "fallback"}, index)
                 done[index] = row
                 if self.on_row is not None:
                     self.on_row(row)
@@ -184,6 +212,8 @@ class BenchRun:
         # Ctrl+C from the start: while the phones or the mirrors start, the bench then ends before the first task.
         with self._ctrl_c_stops():
             async with AsyncExitStack() as stack:
+                if self.replay is not None:
+                    stack.enter_context(self.replay)
                 phones = [await self._start_phone(stack, adb, models) for _ in range(self.phones)]
                 self.mirrored = all(p.mirror is not None for p in phones)
                 if self.on_start is not None:
@@ -191,7 +221,8 @@ class BenchRun:
                 await asyncio.gather(*(work(phone) for phone in phones))
         return [done[index] for index in sorted(done)]
 
-    async def _start_phone(self, stack: AsyncExitStack, adb: Any, models: Models | None) -> _Phone:
+    async def _start_phone(self, stack: AsyncExitStack, adb: Any, models: Models | None,
+                           fresh: bool = True) -> _Phone:
         """A virtual phone, its mirror and its counters; stopped (mirror, then device, then phone) on exit."""
         from relay_desktop.agent.knowledge import AppKnowledgeCache
         from relay_desktop.sim.config import INSTANT, REALISTIC, PhoneConfig
@@ -207,7 +238,12 @@ class BenchRun:
         counting = CountingModels(models) if models is not None else None
         knowledge = AppKnowledgeCache(models=counting) if counting is not None else None
         name = service.serial if self.phones > 1 else ""
-        return _Phone(name, service, device, mirror, counting, knowledge)
+        phone = _Phone(name, service, device, mirror, counting, knowledge)
+        if self.replay is not None and fresh:
+            # Replays run on a phone of their own: a routine must not depend on what the first run left behind.
+            phone.fresh = await self._start_phone(stack, adb, models, fresh=False)
+            phone.fresh.counting, phone.fresh.knowledge = counting, knowledge
+        return phone
 
     async def _start_mirror(self, device: Any) -> Any:
         from relay_desktop.device.errors import DeviceError
@@ -218,7 +254,24 @@ class BenchRun:
             self.say(f"No live mirror: {exc}")
             return None
 
-    async def _run_task(self, task: Any, on: _Phone, store: Any, describe_models: dict[str, Any]) -> BenchRow:
+    async def _run_task(self, task: Any, on: _Phone, store: Any, describe_models: dict[str, Any],
+                        position: int = 0) -> BenchRow:
+        from relay_desktop.routines.service import RunActions
+
+        actions = RunActions()
+        ran = await self.run_agent(task, on, store, describe_models, watch=actions.on_event)
+        row = BenchRow.of(task, ran.result, ran.tally, seconds=ran.seconds, check_ok=ran.check.ok,
+                          check_detail=ran.check.detail, mirrored=ran.mirrored)
+        row = replace(row, phone=on.name)
+        if self.replay is not None and row.solved and not self.interrupted:
+            row = await self.replay.after(row, task, actions, on, store, describe_models, position)
+        return row
+
+    async def run_agent(self, task: Any, on: _Phone, store: Any, describe_models: dict[str, Any], *,
+                        routine: Any = None, watch: Callable[[Event], None] | None = None,
+                        prepare: Callable[[Any], Any] | None = None) -> AgentRun:
+        """The task once on ``on``'s phone, set up as the task says (then ``prepare``d, when given), replaying
+        ``routine`` first when given."""
         from relay_desktop.agent.events import EventBus
         from relay_desktop.agent.orchestrator import Orchestrator
         from relay_desktop.agent.settings import AgentSettings
@@ -227,9 +280,13 @@ class BenchRun:
 
         service, device, mirror, counting, knowledge = on.service, on.device, on.mirror, on.counting, on.knowledge
         task.setup(service.phone)
+        if prepare is not None:
+            await prepare(service.phone)
         tally = TaskTally()
         bus = EventBus()
         bus.subscribe(tally.on_event)
+        if watch is not None:
+            bus.subscribe(watch)
         if self.on_event is not None:
             bus.subscribe(self.on_event)
         recorder = RunRecorder(store) if store is not None else None
@@ -239,7 +296,7 @@ class BenchRun:
                                                                     allow_fallback=self.allow_fallback,
                                                                     split_screen=self.split_screen),
                              bus=bus, handlers=ScriptedUser(task.answers), knowledge=knowledge,
-                             describe_models=describe_models)
+                             describe_models=describe_models, routine=routine)
         if counting is not None:
             counting.tally = tally
         self._agents.add(agent)
@@ -255,10 +312,7 @@ class BenchRun:
                 detach()
                 await recorder.aclose()
         seconds = time.monotonic() - started
-        check = task.check(service.phone)
-        row = BenchRow.of(task, result, tally, seconds=seconds, check_ok=check.ok, check_detail=check.detail,
-                          mirrored=phone.mirroring)
-        return replace(row, phone=on.name)
+        return AgentRun(result, tally, seconds, task.check(service.phone), phone.mirroring, agent, bus)
 
     @contextmanager
     def _ctrl_c_stops(self) -> Iterator[None]:

@@ -55,6 +55,7 @@ class ReplayOutcome:
     remaining: list[BoundStep] = field(default_factory=list)
     last: Observation | None = None        # the screen it stopped on
     interruption: str | None = None        # the dialog in its way, when that is why it stopped
+    ended_at: float = field(default_factory=time.monotonic)
 
 
 def describe_step(step: BoundStep) -> str:

@@ -64,6 +64,7 @@ def fresh_start(phone: VirtualPhone, *packages: str) -> None:
     """Close and reset the given apps and go home: every task starts from the same screen."""
     for package in packages:
         phone.clear_data(package)
+    phone.system_dialog = None        # a crash dialog left over from before is not part of any task
     phone.go_home()
 
 
