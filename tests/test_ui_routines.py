@@ -124,7 +124,7 @@ def test_save_as_routine_takes_a_successful_run_with_its_parameters_and_not_a_fa
         await history.open(succeeded)
         assert history.save_routine_button.isEnabled()
         history.save_routine_button.click()
-        dialog = window.pane.save_dialog
+        dialog = history.save_dialog
         assert dialog is not None and dialog.isVisible() and not dialog.isModal()
         assert dialog.name.text() == TEXT_BOB.goal
         rows = [[dialog.parameters.item(r, c).text() for c in (0, 1)] for r in range(dialog.parameters.rowCount())]

@@ -1,5 +1,5 @@
 """Past runs: pick one, then step through it — the screenshot with the element boxes and the action drawn,
-the model's prompt and answer beside it — and export it as one HTML report.
+the model's prompt and answer beside it — export it as one HTML report, or save a successful one as a routine.
 
 Reading the store happens in a thread; the panel never blocks the loop.
 """
@@ -31,6 +31,8 @@ from PySide6.QtWidgets import (
 
 from relay_desktop.runs import RunRecord, RunStore, export_html
 from relay_desktop.runs.store import StepRecord
+from relay_desktop.ui.routine_dialogs import SaveRoutineDialog
+from relay_desktop.ui.routine_library import RoutineLibrary
 from relay_desktop.ui.tasks import spawn
 
 __all__ = ["HistoryPanel", "draw_step", "driver_short"]
@@ -141,12 +143,15 @@ class ListTree(QTreeWidget):
 
 
 class HistoryPanel(QWidget):
-    save_routine_requested = Signal(object)      # the RunRecord of a successful run
+    said = Signal(str)          # news for the window's status line (a routine saved)
 
-    def __init__(self, parent: QWidget | None = None, store: RunStore | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, store: RunStore | None = None,
+                 routines: RoutineLibrary | None = None) -> None:
         super().__init__(parent)
         self.store = store or RunStore()
+        self.routines = routines             # where Save as routine… saves (None: not offered)
         self.record: RunRecord | None = None
+        self.save_dialog: SaveRoutineDialog | None = None
         self.runs = ListTree(["Started", "Outcome", "By", "Steps", "Task"], self)
         self.runs.setAccessibleName("Past runs")
         self.steps = ListTree(["Step", "App", "Actions"], self)
@@ -168,8 +173,8 @@ class HistoryPanel(QWidget):
         self.save_routine_button.setAccessibleName("Save this run as a routine")
         self.save_routine_button.setToolTip(ONLY_SUCCESS)
         self.save_routine_button.setEnabled(False)
-        self.save_routine_button.clicked.connect(
-            lambda: self.record is not None and self.save_routine_requested.emit(self.record))
+        self.save_routine_button.setVisible(routines is not None)
+        self.save_routine_button.clicked.connect(self.ask_save_routine)
         self.status = QLabel("", self)
         top = QHBoxLayout()
         top.addWidget(self.refresh_button)
@@ -252,6 +257,20 @@ class HistoryPanel(QWidget):
             text.append(f"{'✓' if action.get('ok') else '✗'} {action.get('description')}: {action.get('message')}")
         text += ["", "Prompt:", step.prompt or "(none)", "", "Response:", step.response or "(none)"]
         self.details.setPlainText("\n".join(text))
+
+    def ask_save_routine(self) -> SaveRoutineDialog | None:
+        if self.record is None or self.routines is None or self.record.summary.outcome != "success":
+            return None
+        dialog = SaveRoutineDialog(self.record, self.routines, self)
+        dialog.saved.connect(self._routine_saved)
+        self.save_dialog = dialog
+        dialog.show()          # non-modal: the phones and their runs go on while it is filled in
+        return dialog
+
+    def _routine_saved(self, routine: Any) -> None:
+        text = f"Saved routine “{routine.name}” (version {routine.version})"
+        self.status.setText(text)
+        self.said.emit(text)
 
     def play_recording(self) -> bool:
         """Open the run's screen recording in the desktop's video player."""

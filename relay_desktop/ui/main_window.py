@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
     QMessageBox,
-    QPushButton,
     QVBoxLayout,
     QWidget,
 )
@@ -276,21 +275,10 @@ class MainWindow(QMainWindow):
         self._speak(pane, event)
 
     # The Record button's parts, as the current pane shows them.
-    @property
-    def record_button(self) -> QPushButton:
-        return self.pane.screen_recording.button
-
-    @property
-    def record_status(self) -> QLabel:
-        return self.pane.screen_recording.status
-
-    @property
-    def recording(self) -> Any:
-        return self.pane.screen_recording.recorder
-
-    @property
-    def last_recording(self) -> Any:
-        return self.pane.screen_recording.last_path
+    record_button = property(lambda self: self.pane.screen_recording.button)
+    record_status = property(lambda self: self.pane.screen_recording.status)
+    recording = property(lambda self: self.pane.screen_recording.recorder)
+    last_recording = property(lambda self: self.pane.screen_recording.last_path)
 
     async def startup(self) -> None:
         """What a plain start does: models from the settings, and the phone if exactly one is plugged in."""

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 from relay_desktop.agent import AgentSettings, EventBus, RunResult
 from relay_desktop.app_settings import AppSettings
 from relay_desktop.routines.model import BoundRoutine
-from relay_desktop.runs import RunRecord, RunRecorder, RunStore
+from relay_desktop.runs import RunRecorder, RunStore
 from relay_desktop.ui.device_picker import NETWORK, VIRTUAL
 from relay_desktop.ui.history import HistoryPanel
 from relay_desktop.ui.inspector import InspectorPanel
@@ -34,7 +34,6 @@ from relay_desktop.ui.log_view import LogView
 from relay_desktop.ui.mirror_view import MirrorView
 from relay_desktop.ui.pane_events import PaneEvents
 from relay_desktop.ui.pane_runs import PaneRuns
-from relay_desktop.ui.routine_dialogs import SaveRoutineDialog
 from relay_desktop.ui.routine_library import RoutineLibrary
 from relay_desktop.ui.routines_panel import RoutinesPanel
 from relay_desktop.ui.screen_recording import ScreenRecording
@@ -105,7 +104,6 @@ class PhonePane(QWidget):
         self.events = PaneEvents(self)
         self.bus.subscribe(self.events.on_event)
         self.runs = PaneRuns(self)
-        self.save_dialog: SaveRoutineDialog | None = None
         self.panel.start_requested.connect(self.start)
         self.panel.start_all_requested.connect(lambda task: self.host.run_on_all(task))
         self.panel.pause_requested.connect(lambda: self.session.agent and self.session.agent.control.pause())
@@ -140,9 +138,9 @@ class PhonePane(QWidget):
         self.tabs.setAccessibleName("Task, inspector and history")
         self.tabs.addTab(run_tab, "&Task")
         self.tabs.addTab(inspect_tab, "&Inspect")
-        self.history = HistoryPanel(self, self.store)
+        self.history = HistoryPanel(self, self.store, self.host.routines)
         self.tabs.addTab(self.history, "&History")
-        self.history.save_routine_requested.connect(self.ask_save_routine)
+        self.history.said.connect(lambda text: self.host.status(text, self))
         self.routines = RoutinesPanel(self.host.routines, self)
         self.tabs.addTab(self.routines, "Ro&utines")
         self.routines.run_requested.connect(self.run_routine)
@@ -378,18 +376,6 @@ class PhonePane(QWidget):
         """Two or more phones are connected: group control (run on all of them) is offered."""
         self.panel.all_phones.setVisible(several)
         self.routines.several_phones = several
-
-    def ask_save_routine(self, record: RunRecord) -> SaveRoutineDialog:
-        dialog = SaveRoutineDialog(record, self.host.routines, self)
-        dialog.saved.connect(self._routine_saved)
-        self.save_dialog = dialog
-        dialog.show()          # non-modal: the phones and their runs go on while it is filled in
-        return dialog
-
-    def _routine_saved(self, routine: Any) -> None:
-        text = f"Saved routine “{routine.name}” (version {routine.version})"
-        self.history.status.setText(text)
-        self.host.status(text, self)
 
     async def close(self) -> None:
         """Stop the run, let go of the phone (and its virtual phone), and write the last of its history."""

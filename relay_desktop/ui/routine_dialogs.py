@@ -84,8 +84,12 @@ class SaveRoutineDialog(QDialog):
         self.parameters.setAccessibleName("Parameters: a name and the value the task gave")
         self.parameters.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.parameters.setMinimumHeight(120)
+        self.none_found = QLabel("No value of the task was found to make a parameter: the routine does the task "
+                                 "as it was. Add parameter makes one.", self)
+        self.none_found.setWordWrap(True)
         for parameter in detect_parameters(task, [r for r in self.records if r.ok]):
             self.add_parameter(parameter.name, parameter.default)
+        self.none_found.setVisible(self.parameters.rowCount() == 0)
         self.add_button = QPushButton("&Add parameter", self)
         self.remove_button = QPushButton("&Remove parameter", self)
         self.add_button.clicked.connect(lambda: self.add_parameter("", "", edit=True))
@@ -110,6 +114,7 @@ class SaveRoutineDialog(QDialog):
         layout.addLayout(form)
         layout.addWidget(QLabel("Parameters:", self))
         layout.addWidget(self.parameters, 1)
+        layout.addWidget(self.none_found)
         layout.addLayout(edit_row)
         layout.addWidget(hint)
         layout.addWidget(self.dont_ask)
@@ -121,6 +126,7 @@ class SaveRoutineDialog(QDialog):
         self.parameters.insertRow(row)
         self.parameters.setItem(row, 0, QTableWidgetItem(name))
         self.parameters.setItem(row, 1, QTableWidgetItem(value))
+        self.none_found.hide()
         if edit:
             self.parameters.setCurrentCell(row, 0)
             self.parameters.editItem(self.parameters.item(row, 0))
@@ -129,6 +135,7 @@ class SaveRoutineDialog(QDialog):
         row = self.parameters.currentRow()
         if row >= 0:
             self.parameters.removeRow(row)
+        self.none_found.setVisible(self.parameters.rowCount() == 0)
 
     def chosen_parameters(self) -> list[Parameter]:
         """The table's rows as parameters (RoutineError for a name that cannot be one); empty rows are skipped."""
@@ -170,8 +177,12 @@ class RunRoutineDialog(QDialog):
         self.setWindowTitle(f"Run {routine.name}")
         self.setMinimumWidth(460)
         self.routine = routine
-        about = QLabel(f"“{routine.task}” — version {routine.version}, {len(routine.steps)} steps. It replays "
-                       "without a model; where the phone differs, the agent takes over.", self)
+        task = QLabel(routine.task, self)
+        task.setWordWrap(True)
+        task.setStyleSheet("font-weight: bold")
+        task.setAccessibleName("The routine's task")
+        about = QLabel(f"Version {routine.version}, {len(routine.steps)} steps. It replays without a model; where "
+                       "the phone differs, the agent takes over.", self)
         about.setWordWrap(True)
         self.fields: dict[str, QLineEdit] = {}
         form = QFormLayout()
@@ -190,6 +201,7 @@ class RunRoutineDialog(QDialog):
         self.run_everywhere.clicked.connect(lambda: self._run(True))
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
+        layout.addWidget(task)
         layout.addWidget(about)
         if self.fields:
             layout.addLayout(form)

@@ -69,7 +69,7 @@ class RoutinesPanel(QWidget):
         lists = QSplitter(Qt.Orientation.Vertical, self)
         lists.addWidget(self.routines)
         lists.addWidget(self.steps)
-        lists.setSizes([300, 200])
+        lists.setSizes([260, 240])
         self.stack.addWidget(lists)
         self.stack.addWidget(self.empty)
         self.run_button = QPushButton("&Run…", self)
@@ -90,6 +90,7 @@ class RoutinesPanel(QWidget):
         self.status.setWordWrap(True)
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.status.setAccessibleName("What happened to the routines")
+        self.status.hide()                               # until there is something to say
         buttons = QHBoxLayout()
         for button in (self.run_button, self.rename_button, self.delete_button, self.export_button,
                        self.import_button, self.versions_button):
@@ -186,6 +187,7 @@ class RoutinesPanel(QWidget):
     def say(self, text: str, error: bool = False) -> None:
         self.status.setText(text)
         self.status.setStyleSheet("color: #c62828" if error else "")
+        self.status.setVisible(bool(text))
         self.said.emit(text)
 
     # ------------------------------------------------------------ actions

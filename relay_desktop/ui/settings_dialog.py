@@ -128,7 +128,8 @@ class SettingsDialog(QDialog):
         self.theme.setCurrentIndex(max(0, self.theme.findData(settings.theme)))
         self.theme.setAccessibleName("Appearance")
         agent_form.addRow("&Appearance:", self.theme)
-        agent_form.addRow(QLabel("Sending, paying, deleting and installing always ask you first.", self))
+        agent_form.addRow(QLabel("Sending, paying, deleting and installing ask you first (a routine saved with "
+                                 "“Don't ask again” does not).", self))
         self.error = QLabel("", self)
         self.error.setStyleSheet("color: #c62828")
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel, self)
