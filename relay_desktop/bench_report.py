@@ -162,11 +162,7 @@ class BenchRow:
                    tally.questions, tally.tokens, round(tally.meter.cost_usd, 6), mirrored, result.run_id, detail)
 
     def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        for key in ("replay", "perturbed"):
-            if data[key] is None:
-                del data[key]
-        return data
+        return asdict(self)        # "replay" and "perturbed" are null without --replay / --perturb
 
 
 @dataclass(frozen=True)

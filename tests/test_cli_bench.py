@@ -277,3 +277,36 @@ def test_phones_out_of_range_is_refused_before_any_phone_starts(home: Path,
                                                                 capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "--fallback", "--phones", "0", "--task", "wifi_on"]) == 2
     assert "--phones takes 1 to 8" in capsys.readouterr().err
+
+
+async def test_replay_runs_the_saved_routine_on_a_fresh_phone_then_a_perturbed_one(home: Path) -> None:
+    from tests.agent_scripts import text_agent
+
+    task = TASKS_BY_ID["messages_text_bob"]
+    models = ScriptedModels(text_agent("Bob", "running late"))
+    [row] = await run_bench([task], models, replay=True, perturb=True, history=False, say=lambda line: None)
+    assert row.solved and row.requests > 0
+    assert row.replay is not None
+    assert row.replay["solved"] and row.replay["requests"] == 0 and row.replay["replayed_steps"] == 4
+    assert row.replay["agent_steps"] == 0
+    perturbed = row.perturbed
+    assert perturbed is not None and perturbed["kind"] == "popup" and "keeps stopping" in perturbed["what"]
+    # The agent took over at the pop-up: no request before it, some after; its fix then replays with none.
+    assert perturbed["solved"] and perturbed["replay_requests"] == 0 and perturbed["requests"] > 0
+    assert perturbed["replayed_steps"] >= 1 and perturbed["agent_steps"] >= 1
+    assert perturbed["repaired"]["solved"] and perturbed["repaired"]["requests"] == 0
+    assert perturbed["repaired"]["version"] == 2
+
+
+def test_replay_columns_json_and_summary_line(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "--task", "wifi_on", "--fallback", "--replay"]) == 0
+    out = capsys.readouterr().out
+    assert "replay r-reqs r-time" in out
+    assert "replay: 1 of 1 solved, 1 with 0 model requests, median time" in out
+    assert main(["bench", "--task", "wifi_on", "--fallback", "--replay", "--json"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert set(lines[0]["replay"]) == {"solved", "requests", "seconds", "replayed_steps", "agent_steps", "tokens"}
+    assert lines[0]["replay"]["solved"] is True and lines[0]["replay"]["requests"] == 0
+    assert lines[-1]["summary"]["replay"]["zero_requests"] == 1
+    assert main(["bench", "--task", "wifi_on", "--fallback", "--perturb"]) == 2
+    assert "--perturb goes with --replay" in capsys.readouterr().err
