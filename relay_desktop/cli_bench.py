@@ -263,7 +263,8 @@ class BenchRun:
         row = BenchRow.of(task, ran.result, ran.tally, seconds=ran.seconds, check_ok=ran.check.ok,
                           check_detail=ran.check.detail, mirrored=ran.mirrored)
         row = replace(row, phone=on.name)
-        if self.replay is not None and row.solved and not self.interrupted:
+        # Only a run that ended in success becomes a routine (an infeasible task "solved" by failing does not).
+        if self.replay is not None and row.solved and row.outcome == "success" and not self.interrupted:
             row = await self.replay.after(row, task, actions, on, store, describe_models, position)
         return row
 
