@@ -1,6 +1,7 @@
 """Routines in the window (issue 23): Save as routine from History, the Routines tab (run with other values,
 rename, delete, export and import, versions), a typed task replaying the routine it matches (and not with the
-setting off), and Run on all phones with its table. Real widgets (Qt offscreen), real virtual phones behind
+setting off), the agent taking over where the phone differs (its steps marked, its fix saved as the next version),
+and Run on all phones with its table. Real widgets (Qt offscreen), real virtual phones behind
 Google's adb; models that must not be asked record every request; every wait has a deadline."""
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from relay_desktop.ui.phone_pane import PhonePane
 from relay_desktop.ui.routine_dialogs import DONT_ASK, RunRoutineDialog, VersionsDialog
 from relay_desktop.ui.routines_panel import EMPTY
 from tests.agent_fakes import ScriptedModels
+from tests.agent_scripts import text_agent
 from tests.conftest import AdbTestServer
 from tests.waiting import until
 
@@ -328,6 +330,42 @@ def test_a_typed_task_that_matches_a_routine_replays_it_unless_the_setting_is_of
         "a model.") == 1
 
 
+def test_where_the_phone_differs_the_agent_takes_over_its_steps_are_marked_and_its_fix_saved(
+        window: MainWindow, qt_loop: qasync.QEventLoop, texting_routine: Routine) -> None:
+    window.routines.store.save(texting_routine)
+    models = ScriptedModels(text_agent("Grace", "on my way"))
+
+    async def scenario() -> None:
+        assert await window.connect_device(VIRTUAL)
+        phone = window.session.service.phone
+        TEXT_BOB.setup(phone)
+        phone.report_background_crash("com.google.android.deskclock")     # "Clock keeps stopping" in the way
+        done = finished_on(window.pane)
+        window.models = models
+        window.panel.task.setPlainText("Text Grace 'on my way'")
+        window.panel.start.click()
+        await until(lambda: shown(QMessageBox, "Send SMS") is not None or done, 40)
+        if not done:                              # the agent's own send asks (the routine's would not have)
+            shown(QMessageBox, "Send SMS").button(QMessageBox.StandardButton.Yes).click()
+        await until(lambda: done, 30)
+        assert done[0].outcome == "success", done[0].reason
+        await until(lambda: any("is repaired" in line for line in window.log_view.lines()), 10)
+        assert sent(window.pane) == [("Grace Liu", "on my way")]
+        await window.shutdown()
+
+    qt_loop.run_until_complete(asyncio.wait_for(scenario(), 55))
+    lines = window.log_view.lines()
+    steps = [line for line in lines if line.startswith("── step")]
+    assert steps[0].endswith(" · replayed"), steps
+    agent = [line for line in steps if line.endswith(" · agent")]
+    assert agent and steps.index(agent[0]) >= 1 and all(line.endswith(" · agent") for line in
+                                                        steps[steps.index(agent[0]):]), steps
+    assert any(line.startswith("plan (fake/fake-model") for line in lines)
+    repaired = next(line for line in lines if "is repaired" in line)
+    assert repaired.startswith(f"· The routine \"{ROUTINE}\" is repaired") and "saved as version 2" in repaired
+    assert [v.version for v in window.routines.store.versions(ROUTINE)] == [1, 2]
+
+
 def test_run_on_all_phones_replays_on_both_and_ends_with_a_table_of_two_successes(
         window: MainWindow, qt_loop: qasync.QEventLoop, texting_routine: Routine) -> None:
     window.routines.store.save(texting_routine)
@@ -343,6 +381,13 @@ def test_run_on_all_phones_replays_on_both_and_ends_with_a_table_of_two_successe
         second = window.pane
         window.deck.set_current(first)
         assert first.panel.all_phones.isVisible()
+        window.tabs.setCurrentIndex(ROUTINES)                      # a routine, too, can run on every phone
+        await until(lambda: first.routines.names() == [ROUTINE], 10)
+        first.routines.run_button.click()
+        await until(lambda: isinstance(first.routines.dialog, RunRoutineDialog), 10)
+        assert first.routines.dialog.run_everywhere.isVisible()
+        first.routines.dialog.reject()
+        window.tabs.setCurrentIndex(0)
         for pane in (first, second):
             TEXT_BOB.setup(pane.session.service.phone)
         window.models = models

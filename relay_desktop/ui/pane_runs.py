@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject
@@ -73,8 +73,11 @@ class PaneRuns(QObject):
 
         async def find_routine(agent: Orchestrator) -> None:
             await self._find(agent, task, side)
+        # With no model set up the rule-based planner drives the window's runs, so it also takes over where a
+        # routine's replay stops (as `relay-desktop run` does with no model), rather than the run ending there.
+        settings = host.settings if host.models is not None else replace(host.settings, allow_fallback=True)
         pane.panel.set_state("running")
-        agent = pane.session.start_run(task, host.models, host.settings,
+        agent = pane.session.start_run(task, host.models, settings,
                                        Handlers(ask_user=self._ask, confirm=self._confirm), routine=routine,
                                        prepare=find_routine if look else None)
         run = pane.session.run_task

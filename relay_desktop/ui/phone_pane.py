@@ -365,12 +365,14 @@ class PhonePane(QWidget):
 
     def run_routine(self, routine: BoundRoutine, everywhere: bool = False) -> asyncio.Task[RunResult] | None:
         """A routine chosen in the Routines tab: run here (shown in the Task tab), or on every phone at once."""
-        self.panel.task.setPlainText(routine.task)
         if everywhere:
             self.host.run_on_all(routine.task, routine)
             return None
-        self.tabs.setCurrentIndex(0)
-        return self.start(routine.task, routine)
+        run = self.start(routine.task, routine)
+        if run is not None:                 # (a run still going keeps its own task in the box)
+            self.panel.task.setPlainText(routine.task)
+            self.tabs.setCurrentIndex(0)
+        return run
 
     def set_several(self, several: bool) -> None:
         """Two or more phones are connected: group control (run on all of them) is offered."""

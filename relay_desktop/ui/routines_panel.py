@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from relay_desktop.routines.model import RoutineError
 from relay_desktop.routines.replay import describe_step
 from relay_desktop.routines.store import RoutineSummary
 from relay_desktop.ui.history import ListTree
@@ -171,8 +172,12 @@ class RoutinesPanel(QWidget):
             return
         if self.chosen != name:          # another routine was chosen while this one was read
             return
-        bound = routine.bind()
         self.steps.clear()
+        try:
+            bound = routine.bind()
+        except RoutineError as exc:      # an imported file's empty default: its steps need values to be shown
+            self.steps.addTopLevelItem(QTreeWidgetItem(["", f"(The steps show once it can run: {exc}.)"]))
+            return
         for number, step in enumerate(bound.steps, 1):
             item = QTreeWidgetItem([str(number), describe_step(step)])
             item.setToolTip(1, describe_step(step))
