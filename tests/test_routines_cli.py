@@ -9,9 +9,12 @@ from typing import Any
 import pytest
 
 from relay_desktop.cli import main
+from relay_desktop.llm.keys import ApiKey
 from relay_desktop.sim.config import PhoneConfig
 from relay_desktop.sim.service import VirtualPhoneService
 from tests.conftest import AdbTestServer
+from tests.fake_llm import FakeLLMServer, Reply
+from tests.test_agent_e2e import wifi_model
 from tests.test_cli_run import home  # noqa: F401  (fixture: history and settings in a temporary folder)
 
 pytestmark = pytest.mark.usefixtures("home")
@@ -178,3 +181,24 @@ def test_group_control_runs_a_routine_on_every_phone_at_once(
         for phone in phones:
             loop.run_until_complete(phone.stop())
         loop.close()
+
+
+def test_a_routine_saved_from_a_models_run_runs_with_no_model_configured_at_all(
+        capsys: pytest.CaptureFixture[str], fake_llm: FakeLLMServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_llm.default = Reply.from_request(wifi_model)
+    with monkeypatch.context() as keyed:
+        keyed.setattr("relay_desktop.llm.keys.KeyStore.keys",
+                      lambda self, provider: [ApiKey(provider, "sk-test-1234567890", "session")])
+        assert main(["run", "Turn on Wi-Fi", "--sim", "--provider", "openai", "--base-url",
+                     fake_llm.base_url_for("openai"), "--no-split-screen", "--no-routines"]) == 0
+    out = capsys.readouterr().out
+    run_id = out.rsplit("Saved as run ", 1)[1].split()[0]
+    asked = len(fake_llm.requests)
+    assert asked > 0
+    assert main(["routines", "save", run_id, "--name", "wifi"]) == 0
+    code = main(["routines", "run", "wifi", "--sim"])          # no key anywhere now, no --provider
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "Models (only if the phone differs from the recording): none set up" in out
+    assert "Virtual phone check: passed (Wi-Fi is on)" in out
+    assert len(fake_llm.requests) == asked                    # the replay asked nothing

@@ -362,10 +362,11 @@ class Orchestrator:
 
     # ------------------------------------------------------------ capture
 
-    async def capture(self, previous: ElementMap | None) -> Observation:
+    async def capture(self, previous: ElementMap | None, read_text: bool = True) -> Observation:
         """Screenshot, UI dump and the app in front, all at once: the wall time is the slowest of them. The
         screenshot's JPEG is prepared as soon as it arrives, while the (slower) dump is still running, and text
-        is read off it (OCR) at the same time, for what the dump never holds: toasts, canvases, web content."""
+        is read off it (OCR) at the same time, for what the dump never holds: toasts, canvases, web content.
+        ``read_text=False`` skips the OCR (a routine's replay looks for dump elements only)."""
         started = time.perf_counter()
         moment = time.monotonic()   # the picture must show the screen as it is from now on, like the dump
 
@@ -375,7 +376,7 @@ class Orchestrator:
             prepared, texts = await asyncio.gather(
                 prepare_screenshot_async(image, max_bytes=self.settings.screenshot_max_bytes,
                                          max_side=integer_side(*image.size)),
-                self._read_text(image, pixels))
+                self._read_text(image, pixels) if read_text else _no_text())
             return prepared, pixels, texts
 
         shot_task = asyncio.ensure_future(screenshot()) if self.settings.screenshots else None
@@ -483,6 +484,10 @@ class Orchestrator:
         self.coordinator.cancel()
         self.log(f"Every model failed ({exc}); the rule-based fallback planner takes over for the rest of the run.",
                  "warning")
+
+
+async def _no_text() -> list[OcrText]:
+    return []
 
 
 def _model_names(exc: LLMError) -> str:

@@ -199,7 +199,9 @@ class RoutineReplayer:
         attempt = 0
         await self._settle(first=previous is None)
         while True:
-            observation = await agent.capture(previous.element_map if previous is not None else None)
+            # Text read from pixels only when the step's target was such text: OCR costs seconds on a slow machine.
+            ocr = step is not None and step.target is not None and bool(step.target.get("ocr"))
+            observation = await agent.capture(previous.element_map if previous is not None else None, ocr)
             # A pop-up nobody asked for is said as such (under it, the previous step's effect cannot be seen).
             problem = self._in_the_way(step, observation) if step is not None else None
             if problem is None and before is not None and previous is not None:
