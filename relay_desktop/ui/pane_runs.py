@@ -109,7 +109,7 @@ class PaneRuns(QObject):
         """Once the run ends: a routine's run is noted, and the agent's fix saved when it had to take over."""
         try:
             result = await asyncio.shield(run)
-        except Exception:  # the run ended abnormally: the orchestrator has said why in the log already
+        except Exception:  # the orchestrator turns failures into outcomes; a run that raised has nothing to note
             return
         finally:
             if side.detach is not None:

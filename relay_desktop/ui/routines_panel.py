@@ -92,15 +92,21 @@ class RoutinesPanel(QWidget):
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.status.setAccessibleName("What happened to the routines")
         self.status.hide()                               # until there is something to say
+        # What is done to the chosen routine above the list, files below it: one row of six set a narrow tile's
+        # (side by side) width.
         buttons = QHBoxLayout()
-        for button in (self.run_button, self.rename_button, self.delete_button, self.export_button,
-                       self.import_button, self.versions_button):
+        for button in (self.run_button, self.rename_button, self.delete_button, self.versions_button):
             buttons.addWidget(button)
         buttons.addStretch(1)
+        files = QHBoxLayout()
+        for button in (self.export_button, self.import_button):
+            files.addWidget(button)
+        files.addStretch(1)
         layout = QVBoxLayout(self)
         layout.addLayout(buttons)
         layout.addWidget(self.status)
         layout.addWidget(self.stack, 1)
+        layout.addLayout(files)
         self.run_button.clicked.connect(lambda: self._spawn(self.ask_run()))
         self.rename_button.clicked.connect(lambda: self._spawn(self.ask_rename()))
         self.delete_button.clicked.connect(lambda: self._spawn(self.ask_delete()))
