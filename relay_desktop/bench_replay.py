@@ -83,25 +83,29 @@ class ReplayBench:
         from relay_desktop.sim.perturb import KINDS, perturb
 
         kind = KINDS[position % len(KINDS)]
-        said: list[str] = []
+        done: list[Any] = []
 
         async def change(virtual_phone: Any) -> None:
-            said.append(await perturb(virtual_phone, kind, task.apps))
+            done.append(await perturb(virtual_phone, kind, task.apps))
+
+        def undo(virtual_phone: Any) -> None:
+            if done:
+                done[-1].undo()
 
         around = RoutineRun(self.store, routine.bind())
 
         def watch(event: Any) -> None:
             around.actions.on_event(event)
         ran = await self.bench.run_agent(task, phone, store, describe_models, routine=routine.bind(), watch=watch,
-                                         prepare=change)
+                                         prepare=change, before_check=undo)
         await around.finish(ran.agent, ran.result.outcome)
-        out = {"kind": kind, "what": said[0] if said else "", **replay_fields(ran)}
+        out = {"kind": kind, "what": done[0].what if done else "", **replay_fields(ran)}
         replay = ran.agent.replay
         ended = replay.ended_at if replay is not None else float("inf")
         out["replay_requests"] = sum(1 for t in ran.tally.request_times if t < ended)
         out["repaired"] = None
         if around.saved is not None and not self.bench.interrupted:
             again = await self.bench.run_agent(task, phone, store, describe_models, routine=around.saved.bind(),
-                                               prepare=change)
+                                               prepare=change, before_check=undo)
             out["repaired"] = {"version": around.saved.version, **replay_fields(again)}
         return out

@@ -270,9 +270,10 @@ class BenchRun:
 
     async def run_agent(self, task: Any, on: _Phone, store: Any, describe_models: dict[str, Any], *,
                         routine: Any = None, watch: Callable[[Event], None] | None = None,
-                        prepare: Callable[[Any], Any] | None = None) -> AgentRun:
+                        prepare: Callable[[Any], Any] | None = None,
+                        before_check: Callable[[Any], None] | None = None) -> AgentRun:
         """The task once on ``on``'s phone, set up as the task says (then ``prepare``d, when given), replaying
-        ``routine`` first when given."""
+        ``routine`` first when given; ``before_check`` runs on the virtual phone before the task's checker."""
         from relay_desktop.agent.events import EventBus
         from relay_desktop.agent.orchestrator import Orchestrator
         from relay_desktop.agent.settings import AgentSettings
@@ -313,6 +314,8 @@ class BenchRun:
                 detach()
                 await recorder.aclose()
         seconds = time.monotonic() - started
+        if before_check is not None:
+            before_check(service.phone)
         return AgentRun(result, tally, seconds, task.check(service.phone), phone.mirroring, agent, bus)
 
     @contextmanager

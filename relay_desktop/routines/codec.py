@@ -72,7 +72,11 @@ def _step(raw: Any, index: int, names: set[str]) -> RoutineStep:
         raise RoutineError(f"{where}.action: {kind!r} is not an action a routine can replay (one of: {known})")
     spec = _REPLAYABLE[kind]
     action = {k: v for k, v in raw.items() if k not in _STEP_KEYS}
-    unknown = sorted(set(action) - {"action", *spec.params})
+    unknown = sorted(set(action) - {"action", "at", *spec.params})
+    at = action.get("at")
+    _expect(at is None or (isinstance(at, list) and len(at) == 2 and all(isinstance(v, int | float) and 0 <= v <= 1
+                                                                         for v in at)),
+            f"{where}.at", "must be [x, y]: where on the target, as shares of its width and height (0 to 1)")
     takes = ", ".join(spec.params) or "nothing"
     _expect(not unknown, where, f"{kind} takes no {', '.join(unknown)} (it takes: {takes})")
     secret = bool(raw.get("secret", False))
@@ -84,6 +88,8 @@ def _step(raw: Any, index: int, names: set[str]) -> RoutineStep:
             _expect(not unknown_names, f"{where}.{key}",
                     f"{{{unknown_names[0] if unknown_names else ''}}} is not one of the routine's parameters")
     target = _optional_mapping(raw.get("target"), f"{where}.target")
+    if spec.targets_element and kind in ("tap", "long_press", "set_value") and (target is None and "at" in action):
+        raise RoutineError(f"{where}: `at` needs a target (the element it is a place on)")
     if spec.targets_element and kind in ("tap", "long_press", "set_value") and target is None:
         _expect(("x" in action and "y" in action) or "element" in action, where,
                 f"{kind} needs a target (the element it acts on) or x and y")

@@ -20,13 +20,18 @@ from relay_desktop.perception.tree import WindowKind
 from relay_desktop.routines.identity import CHOICE_STATES, find_target
 from relay_desktop.routines.identity import short_text as _short
 
-__all__ = ["check_effect", "check_end", "record_effect", "title_matches"]
+__all__ = ["already_done", "check_effect", "check_end", "reading", "record_effect", "title_matches"]
 
 MAX_APPEARED = 4
 
 
 def _choice(states: Sequence[str]) -> list[str]:
     return [s for s in states if s in CHOICE_STATES]
+
+
+def reading(element: Element) -> str:
+    """A slider's position as its state says it ("value 26 of 0–255"), or ""."""
+    return next((s for s in element.states if s.startswith("value ")), "")
 
 
 def _same_kind(a: Element, b: Element) -> bool:
@@ -59,6 +64,8 @@ def record_effect(before: Observation, after: Observation, target_id: str | None
         if old is not None and new is not None and _same_kind(old, new):
             if _choice(old.states) != _choice(new.states) and _choice(new.states):
                 effect["states"] = _choice(new.states)
+            if reading(old) != reading(new) and reading(new):
+                effect["reading"] = reading(new)
             password = "password" in new.states or any(n.password for n in new.sources)
             if old.value != new.value and new.value and not password:
                 effect["value"] = _short(new.value)
@@ -75,8 +82,9 @@ def _contains(text: str, expected: str) -> bool:
 
 
 def check_effect(expect: dict[str, Any] | None, needs: Sequence[str], before: Observation, after: Observation,
-                 target: dict[str, Any] | None) -> str | None:
-    """Why the replayed step did not do what it did when recorded, or None when it did (or nothing is known)."""
+                 target: dict[str, Any] | None, kind: str = "") -> str | None:
+    """Why the replayed step (of action ``kind``) did not do what it did when recorded, or None when it did (or
+    nothing is known)."""
     if not expect or not expect.get("changed"):
         return None
     app = expect.get("app")
@@ -96,7 +104,8 @@ def check_effect(expect: dict[str, Any] | None, needs: Sequence[str], before: Ob
                        f"{' '.join(states)}"
             if value and not _contains(found.element.value, value):
                 return f"{found.element.name!r} holds \"{_short(found.element.value)}\", not \"{value}\""
-    if no_visible_effect(before, after):
+    # A slider that reports no position moves only a few pixels: that it moved cannot be seen for sure.
+    if no_visible_effect(before, after) and not (kind == "set_value" and not expect.get("reading")):
         return "nothing changed on the screen"
     return None
 
@@ -108,6 +117,20 @@ def title_matches(expected: str, now: str, needs: Sequence[str]) -> bool:
     # A title with a parameter in it ("Bob Martinez" saved as "{name} Martinez"): the value must show.
     return bool(needs) and any(_contains(expected, n) for n in needs) and all(
         _contains(now, n) for n in needs if _contains(expected, n))
+
+
+def already_done(expect: dict[str, Any] | None, element: Element | None) -> str | None:
+    """What the step was for is already so (the switch it turned on is on, the slider it set is there): in
+    words, or None. Tapping a switch that is already on would turn it off."""
+    if not expect or element is None:
+        return None
+    states = expect.get("states")
+    if states and _choice(element.states) == list(states):
+        return f"it is already {' '.join(states)}"
+    wanted = expect.get("reading")
+    if wanted and reading(element) == wanted:
+        return f"it is already at {wanted.removeprefix('value ')}"
+    return None
 
 
 def check_end(end: dict[str, Any], needs: Sequence[str], final: Observation) -> str | None:

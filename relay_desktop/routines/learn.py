@@ -241,6 +241,12 @@ def _action(record: ActionRecord, parameters: Sequence[Parameter], secret: bool)
     action = {k: v for k, v in record.action.items() if k not in ("element",)}
     if record.target is None and "element" in record.action:
         action["element"] = record.action["element"]     # no identity was recorded: nothing else to go by
+    bounds = (record.target or {}).get("bounds")
+    if "x" in action and "y" in action and bounds and bounds[2] > bounds[0] and bounds[3] > bounds[1]:
+        # A point on an element (a slider's track at 10%): kept as the same place on that element, wherever it is.
+        x, y = int(action.pop("x")), int(action.pop("y"))
+        action["at"] = [round((x - bounds[0]) / (bounds[2] - bounds[0]), 3),
+                        round((y - bounds[1]) / (bounds[3] - bounds[1]), 3)]
     if secret:
         action.pop("text", None)
     elif "text" in action:

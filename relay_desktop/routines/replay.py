@@ -24,7 +24,7 @@ from relay_desktop.agent.safety import sensitive_reason
 from relay_desktop.llm.redaction import register_secret
 from relay_desktop.perception import current_dialog, diff_maps
 from relay_desktop.perception.screen import screen_title
-from relay_desktop.routines.effects import check_effect, check_end, record_effect, title_matches
+from relay_desktop.routines.effects import already_done, check_effect, check_end, record_effect, title_matches
 from relay_desktop.routines.identity import find_target, layout_similarity, short_text, target_name
 from relay_desktop.routines.model import BoundRoutine, BoundStep
 
@@ -36,6 +36,7 @@ _PAUSES = (0.15, 0.3, 0.5, 0.8)
 _ANYWHERE = ("launch_app", "home", "wait", "recent_apps")
 _SAME_LAYOUT = 0.5
 _MAX_BACKS = 2
+_TOGGLES = ("tap", "long_press", "set_value")     # steps that only set a state, skipped when it is already so
 _MAX_SCROLLS = 4
 
 
@@ -140,6 +141,12 @@ class RoutineReplayer:
                 return self._stop(index, look.problem, look.observation)
             if not opened and not self._open(look, previous):
                 return self._stop(index, self._limit(), previous)
+            opened = True
+            done = already_done(step.expect, look.element) if str(step.action.get("action")) in _TOGGLES else None
+            if done is not None:
+                self._log(f"Skipped routine step {index + 1}: {describe_step(step)}: {done}")
+                self.replayed += 1
+                continue
             try:
                 acted_id = await self._act(index, step, look.element, look.observation)
             except StepError as exc:
@@ -148,11 +155,9 @@ class RoutineReplayer:
             previous, before, acted_in, acted_index = look.observation, step, agent.iteration, self._actions - 1
             lenient, opened, effect_told = False, False, False
         # The last step's effect and the end screen, without a model.
-        if previous is None or before is None:
-            return self._stop(total, "none of its steps applied to this phone", None)
         look = await self._look(None, previous, before, lenient)
         final, problem = look.observation, look.problem
-        if not effect_told:
+        if not effect_told and previous is not None:
             self._effect(acted_in, acted_index, previous, final, acted_id)
         if problem is None:
             problem = check_end(routine.end, routine.end_needs, final)
@@ -208,7 +213,8 @@ class RoutineReplayer:
                 expect = before.expect
                 if lenient and expect:
                     expect = {k: v for k, v in expect.items() if k in ("changed", "app")}
-                effect = check_effect(expect, before.expect_needs, previous, observation, before.target)
+                effect = check_effect(expect, before.expect_needs, previous, observation, before.target,
+                                      str(before.action.get("action")))
                 if effect is not None:
                     problem = f"the previous step ({describe_step(before)}) did not do what it did before: {effect}"
             element = None
@@ -234,19 +240,23 @@ class RoutineReplayer:
         not in sight — scroll its list to it. Each move is an action of this run step, in its history."""
         title = step.screen.get("title")
         now = screen_title(look.observation.element_map) or ""
-        same = not title or title_matches(title, now, step.screen_needs)
+        if title:
+            same = title_matches(title, now, step.screen_needs)
+        else:   # an untitled screen is known by its layout
+            same = layout_similarity(step.screen.get("layout") or [], look.observation.element_map) >= _SAME_LAYOUT
         if not same:
-            return await self._back_to(step, look, title)
+            return await self._back_to(step, look, f"\"{title}\"" if title else "the one the step expects")
         place = (step.target or {}).get("place")
         if place:
             return await self._scroll_to(step, look, place)
         return None
 
-    async def _back_to(self, step: BoundStep, look: Look, title: str) -> Look | None:
+    async def _back_to(self, step: BoundStep, look: Look, expected: str) -> Look | None:
         app = step.screen["app"]
         for attempt in range(1, _MAX_BACKS + 1):
-            self._log(f"The app is on another screen (\"{screen_title(look.observation.element_map) or '?'}\"), "
-                      f"not \"{title}\": going back to it (no model needed)")
+            now = screen_title(look.observation.element_map)
+            self._log(f"The app is on another screen ({f'{chr(34)}{now}{chr(34)}' if now else 'an untitled one'}), "
+                      f"not {expected}: going back to it (no model needed)")
             await self._move(Step("back"), look.observation)
             look = await self._look(step, look.observation, None)
             if look.problem is None:
@@ -316,9 +326,11 @@ class RoutineReplayer:
             problem = match.problem
             similar = layout_similarity(screen.get("layout") or [], observation.element_map)
             if similar < _SAME_LAYOUT and not match.candidates:
-                now = screen_title(observation.element_map) or observation.app or "an unknown screen"
-                expected = screen.get("title") or screen.get("app") or "another screen"
-                problem += f", and the screen is another one (\"{now}\", where the step expects \"{expected}\")"
+                now, expected = screen_title(observation.element_map), screen.get("title")
+                if now and expected and now != expected:
+                    problem += f", and the screen is another one (\"{now}\", where the step expects \"{expected}\")"
+                else:
+                    problem += ", and the screen is laid out unlike the one the step expects"
             return problem, None
         return None, match.element
 
@@ -342,8 +354,13 @@ class RoutineReplayer:
 
     async def _act(self, index: int, step: BoundStep, element: Any, observation: Observation) -> str | None:
         agent, routine = self.agent, self.routine
-        params = {k: v for k, v in step.action.items() if k != "action"}
-        if element is not None:
+        params = {k: v for k, v in step.action.items() if k not in ("action", "at")}
+        at = step.action.get("at")
+        if element is not None and at:     # the same place on the element as when recorded
+            bounds = element.bounds
+            params["x"] = bounds.left + round(float(at[0]) * bounds.width)
+            params["y"] = bounds.top + round(float(at[1]) * bounds.height)
+        elif element is not None:
             params["element"] = element.id
         kind = str(step.action["action"])
         if step.step.secret and kind == "type":
