@@ -226,3 +226,25 @@ async def test_a_routine_saved_from_the_history_equals_the_one_learnt_live(phone
     live = learn_routine("t", TEXT_BOB.goal, actions.records())
     assert from_history.steps == live.steps and from_history.end == live.end
     assert any(isinstance(e, Verification) for e in events)
+
+
+async def test_a_switch_already_on_is_left_on_and_a_point_on_a_slider_is_the_same_place(phones: list[Any]) -> None:
+    (first, first_device), (fresh, fresh_device) = phones
+    task = TASKS_BY_ID["dark_theme_dim"]        # the rule-based planner taps the brightness track at 10%
+    task.setup(first.phone)
+    result, _, _, actions, _ = await run(first_device, task.goal, None)
+    assert result.outcome == "success", result.reason
+    routine = learn_routine("dim", task.goal, actions.records())
+    assert any("at" in step.action for step in routine.steps)
+
+    task.setup(fresh.phone)
+    result, _, _, _, _ = await run(fresh_device, task.goal, None, routine=routine.bind())
+    assert result.outcome == "success", result.reason
+    assert task.check(fresh.phone).ok              # the slider was set where the first run set it
+
+    task.setup(fresh.phone)
+    fresh.phone.put_setting("secure", "ui_night_mode", "2")      # dark theme already on
+    result, _, events, _, _ = await run(fresh_device, task.goal, None, routine=routine.bind())
+    assert result.outcome == "success", result.reason
+    assert task.check(fresh.phone).ok
+    assert any(isinstance(e, LogLine) and "it is already on" in e.message for e in events)
