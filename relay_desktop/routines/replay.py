@@ -32,6 +32,7 @@ __all__ = ["Look", "ReplayOutcome", "RoutineReplayer", "describe_step", "handove
 
 LOOK_AGAIN_FOR_S = 5.0       # how long a step waits for its screen (an animation, a slow app) before handing over
 _PAUSES = (0.15, 0.3, 0.5, 0.8)
+_STILL_S = 0.15              # how long the mirror must show no change before a replayed step looks
 # Steps that act from whatever screen is in front.
 _ANYWHERE = ("launch_app", "home", "wait", "recent_apps")
 _SAME_LAYOUT = 0.5
@@ -293,7 +294,9 @@ class RoutineReplayer:
     async def _settle(self, first: bool) -> None:
         wait_settled = getattr(self.agent.phone, "wait_settled", None)
         if wait_settled is not None:
-            await wait_settled()
+            # A shorter still spell than the agent's: a screen taken for settled too early fails the effect
+            # check, and is simply looked at again.
+            await wait_settled(still_s=_STILL_S)
         elif not first and self.agent.settings.settle_s:
             await asyncio.sleep(self.agent.settings.settle_s)
 
