@@ -29,7 +29,7 @@ def _saved_run(capsys: pytest.CaptureFixture[str]) -> str:
 
 
 def test_save_show_run_with_other_values_and_the_history_marks_it(
-        capsys: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run_id = _saved_run(capsys)
     assert main(["routines", "save", run_id[:14], "--name", "text someone"]) == 0
     out = capsys.readouterr().out
@@ -50,6 +50,12 @@ def test_save_show_run_with_other_values_and_the_history_marks_it(
     assert main(["runs", "list", "--json"]) == 0
     latest = json.loads(capsys.readouterr().out)[0]
     assert latest["id"] == run_id and latest["driver"] == "routine" and latest["task"] == 'Text Grace "on my way"'
+    assert main(["runs", "show", run_id]) == 0
+    assert capsys.readouterr().out.count("(replayed)") == 4
+    report = tmp_path / "replay.html"
+    assert main(["runs", "export", run_id, "-o", str(report)]) == 0
+    assert "replayed (routine text someone v1)" in report.read_text()
+    capsys.readouterr()
     assert main(["routines", "list", "--json"]) == 0
     [listed] = json.loads(capsys.readouterr().out)
     assert listed["runs"] == 1 and listed["last_outcome"] == "success"

@@ -100,7 +100,8 @@ def _show(store: RunStore, run_id: str, as_json: bool) -> int:
     for step in record.steps:
         actions = "; ".join(f"{a.get('description', '')} {'✓' if a.get('ok') else '✗'}" for a in step.actions)
         failed = [a.get("message", "") for a in step.actions if a.get("ok") is False]
-        line = f"  {step.step:3d}. {step.app:28} {actions or '(no action)'}"
+        line = f"  {step.step:3d}. {step.app:28} {actions or '(no action)'}" + (" (replayed)" if step.source ==
+                                                                              "routine" else "")
         print(line + (f" — {failed[0]}" if failed else ""))
     return 0
 

@@ -81,7 +81,8 @@ def _step_html(store: RunStore, step: StepRecord) -> str:
     checks = "".join(f'<li class="{"ok" if v["ok"] else "bad"}">{_e(v["check"])}: {_e(v["reason"])}</li>'
                      for v in step.verifications)
     plan = step.plan or {}
-    who = "fallback planner" if step.source == "fallback" else f"{step.model}, {step.latency_ms / 1000:.1f} s"
+    who = "fallback planner" if step.source == "fallback" else f"replayed ({step.model})" \
+        if step.source == "routine" else f"{step.model}, {step.latency_ms / 1000:.1f} s"
     parts = [f"<h2>Step {step.step} <span class='muted'>· {_e(step.app)} · {_e(who)}</span></h2>"]
     if plan.get("thinking") or step.thinking:
         parts.append(f"<p>{_e(step.thinking or plan.get('thinking', ''))}</p>")
