@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from relay_desktop.agent.observation import Observation
-from relay_desktop.agent.step_results import no_visible_effect
+from relay_desktop.agent.step_results import effect_of, no_visible_effect
 from relay_desktop.perception import Element, ElementMap, diff_maps
 from relay_desktop.perception.render import in_system_bar
 from relay_desktop.perception.screen import current_dialog, screen_title
@@ -49,6 +49,8 @@ def record_effect(before: Observation, after: Observation, target_id: str | None
                               "after": {"app": after.app, "title": _title(after.element_map)}}
     if not changed:
         return effect
+    # What the run saw change, as the step's result told the model (for people reading the routine).
+    effect["seen"] = _short_lines(effect_of(before, after)[0])
     if before.app and after.app and before.app != after.app:
         effect["app"] = after.app
     old_title, new_title = _title(before.element_map), _title(after.element_map)
@@ -75,6 +77,11 @@ def record_effect(before: Observation, after: Observation, target_id: str | None
     if appeared and diff.new_screen is None:
         effect["appeared"] = appeared[:MAX_APPEARED]
     return effect
+
+
+def _short_lines(text: str, limit: int = 240) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def _contains(text: str, expected: str) -> bool:

@@ -219,7 +219,7 @@ def template(text: str, parameters: Sequence[Parameter]) -> str:
 
 # ---------------------------------------------------------------- the routine
 
-_TEXT_KEYS = ("label", "title", "value", "text")
+_TEXT_KEYS = ("label", "title", "value", "text", "seen")
 
 
 def _templated(value: Any, parameters: Sequence[Parameter], key: str = "") -> Any:
@@ -314,7 +314,7 @@ def learn_routine(name: str, task: str, records: Sequence[ActionRecord], *, sour
         secret = record.kind == "type" and _secret(record)
         effect = record.effect
         if secret and effect:
-            effect = {k: v for k, v in effect.items() if k not in ("value", "appeared")}
+            effect = {k: v for k, v in effect.items() if k not in ("value", "appeared", "seen")}
         step = RoutineStep(_action(record, parameters, secret),
                            _templated(record.target, parameters) if record.target else None,
                            _templated(record.screen or {}, parameters),
