@@ -19,6 +19,9 @@ from relay_desktop.agent.events import EventBus, PlanReceived, RunFinished, RunS
 from relay_desktop.agent.orchestrator import Orchestrator
 from relay_desktop.agent.safety import Handlers
 from relay_desktop.agent.settings import AgentSettings
+from relay_desktop.mirror.client import MirrorClient
+from relay_desktop.mirror.mirrored_phone import MirroredPhone
+from relay_desktop.mirror.provisioning import virtual_phone_server
 from relay_desktop.routines.learn import learn_routine
 from relay_desktop.routines.model import Routine
 from relay_desktop.routines.service import RunActions
@@ -72,11 +75,15 @@ def finished_on(pane: PhonePane) -> list[RunFinished]:
 @pytest.fixture(scope="module")
 async def texting_routine(adb_server: AdbTestServer) -> Routine:
     """'Text Bob "running late"' solved once by the rule-based planner on a virtual phone of its own, learnt as
-    the routine "Text someone" (parameters name=Bob, message=running late) that does not ask before sending."""
+    the routine "Text someone" (parameters name=Bob, message=running late) that does not ask before sending.
+    Through the live mirror, as in the window: screenshots over adb took seconds a step on a busy machine."""
     service = VirtualPhoneService(PhoneConfig(), adb=adb_server.server())
     await service.start()
     device = await adb_server.server().device(service.serial)
+    mirror = MirrorClient(device, virtual_phone_server(), max_size=1200)
     try:
+        await asyncio.wait_for(mirror.start(), 20)
+        assert await asyncio.wait_for(mirror.first_frame(10), 15)
         TEXT_BOB.setup(service.phone)
         bus = EventBus()
         actions = RunActions()
@@ -84,11 +91,13 @@ async def texting_routine(adb_server: AdbTestServer) -> Routine:
 
         async def approve(description: str) -> bool:
             return True
-        agent = Orchestrator(device, None, bus=bus, handlers=Handlers(confirm=approve),
-                             settings=AgentSettings(max_steps=10))
-        result = await asyncio.wait_for(agent.run(TEXT_BOB.goal), 50)
+        # No OCR: this module-wide fixture is set up before conftest's per-test switch turns it off.
+        agent = Orchestrator(MirroredPhone(device, mirror), None, bus=bus, handlers=Handlers(confirm=approve),
+                             settings=AgentSettings(max_steps=10, ocr=False))
+        result = await asyncio.wait_for(agent.run(TEXT_BOB.goal), 40)
         assert result.outcome == "success", result.reason
     finally:
+        await mirror.stop()
         await device.close()
         await service.stop()
     return learn_routine(ROUTINE, TEXT_BOB.goal, actions.records(), source_run=result.run_id, confirm=False)
@@ -233,7 +242,7 @@ def test_the_routines_tab_renames_exports_imports_shows_versions_and_deletes(
         exported = tmp_path / "texting.yaml"
         panel.export_button.click()
         pick_file(exported)
-        await until(exported.exists, 10)
+        await until(lambda: panel.status.text().startswith("Exported"), 10)     # written in full, not begun
         assert exported.read_text(encoding="utf-8") == to_yaml(store.get(ROUTINE))
         panel.import_button.click()
         pick_file(exported)
