@@ -248,3 +248,44 @@ async def test_a_switch_already_on_is_left_on_and_a_point_on_a_slider_is_the_sam
     assert result.outcome == "success", result.reason
     assert task.check(fresh.phone).ok
     assert any(isinstance(e, LogLine) and "it is already on" in e.message for e in events)
+
+
+def call_agent(name: str) -> Any:
+    """Calls ``name`` from Contacts: the person's row, then Call; the only sign is a passing "Calling …" toast."""
+    from tests.agent_scripts import act, element_id, screen_text
+
+    def answer(role: Any, request: Any) -> dict[str, Any]:
+        if role == "planning":
+            return {"approaches": [{"name": "Contacts", "description": "Call from the contact's page",
+                                    "steps": ["Open Contacts", "Open the contact", "Call"], "confidence": 0.9}],
+                    "recommended_index": 0}
+        if role == "verifier":
+            return {"done": True, "reason": "calling"}
+        if request.contract is not None and request.contract.name != "act":
+            return {"progressing": True, "reason": "fine"} if request.contract.name == "progress" else {"notes": []}
+        screen = screen_text(request)
+        if "com.google.android.contacts" not in screen.split("\n", 2)[1]:
+            return act({"action": "launch_app", "app": "Contacts"})
+        call = element_id(request, "Call", "button")
+        if call is not None:
+            return act({"action": "tap", "element": call}, {"action": "complete", "summary": f"calling {name}"})
+        return act({"action": "tap", "element": element_id(request, name) or "e1"})
+    return answer
+
+
+async def test_a_step_whose_only_sign_was_a_passing_toast_is_not_taken_for_one_that_failed(
+        phones: list[Any]) -> None:
+    (first, first_device), (fresh, fresh_device) = phones
+    task = TASKS_BY_ID["contacts_call_grace"]
+    task.setup(first.phone)
+    result, _, _, actions, _ = await run(first_device, task.goal, ScriptedModels(call_agent("Grace Liu")))
+    assert result.outcome == "success", result.reason
+    routine = learn_routine("call", task.goal, actions.records())
+    assert routine.steps[-1].expect is not None and routine.steps[-1].expect.get("passing")
+
+    task.setup(fresh.phone)
+    models = no_model()
+    result, _, _, _, _ = await run(fresh_device, task.goal, models, routine=routine.bind())
+    assert result.outcome == "success", result.reason
+    assert models.requests == []
+    assert fresh.phone.apps["com.google.android.contacts"].calls == ["555-0175"]     # one call, not two

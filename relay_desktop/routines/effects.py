@@ -13,7 +13,7 @@ from typing import Any
 
 from relay_desktop.agent.observation import Observation
 from relay_desktop.agent.step_results import effect_of, no_visible_effect
-from relay_desktop.perception import Element, ElementMap, diff_maps
+from relay_desktop.perception import Element, ElementMap, diff_maps, is_ocr
 from relay_desktop.perception.render import in_system_bar
 from relay_desktop.perception.screen import current_dialog, screen_title
 from relay_desktop.perception.tree import WindowKind
@@ -72,6 +72,12 @@ def record_effect(before: Observation, after: Observation, target_id: str | None
             if old.value != new.value and new.value and not password:
                 effect["value"] = _short(new.value)
     diff = diff_maps(before.element_map, after.element_map)
+    lasting = [e for e in (*diff.added, *diff.removed) if not is_ocr(e) and not in_system_bar(e)] + \
+        [c for c in diff.changed if not is_ocr(c.after) and not in_system_bar(c.after)]
+    if not lasting and "app" not in effect and "title" not in effect and "dialog" not in effect:
+        # Only text read off the pixels came or went (a toast: "Calling Grace Liu…"), or only the picture
+        # changed: a passing sign a later look may well miss.
+        effect["passing"] = True
     appeared = [_short(e.name) for e in diff.added
                 if e.name and e.window not in (WindowKind.KEYBOARD, WindowKind.OVERLAY) and not in_system_bar(e)]
     if appeared and diff.new_screen is None:
@@ -111,8 +117,10 @@ def check_effect(expect: dict[str, Any] | None, needs: Sequence[str], before: Ob
                        f"{' '.join(states)}"
             if value and not _contains(found.element.value, value):
                 return f"{found.element.name!r} holds \"{_short(found.element.value)}\", not \"{value}\""
-    # A slider that reports no position moves only a few pixels: that it moved cannot be seen for sure.
-    if no_visible_effect(before, after) and not (kind == "set_value" and not expect.get("reading")):
+    # A slider that reports no position moves only a few pixels, and a toast may be gone by the time the screen
+    # is read: that nothing shows then is no sign the step failed.
+    unseen = expect.get("passing") or (kind == "set_value" and not expect.get("reading"))
+    if no_visible_effect(before, after) and not unseen:
         return "nothing changed on the screen"
     return None
 

@@ -217,7 +217,9 @@ class RoutineReplayer:
                 effect = check_effect(expect, before.expect_needs, previous, observation, before.target,
                                       str(before.action.get("action")))
                 if effect is not None:
-                    problem = f"the previous step ({describe_step(before)}) did not do what it did before: {effect}"
+                    # Said so that nobody takes it for a step not done: a call or a send must not be made twice.
+                    problem = (f"its previous step ({describe_step(before)}) was carried out, but what it did last "
+                               f"time does not show now: {effect}. Check the screen before doing that step again")
             element = None
             if problem is None and step is not None:
                 problem, element = self._ready(step, observation)
@@ -408,8 +410,11 @@ def handover_guidance(routine: BoundRoutine, outcome: ReplayOutcome) -> str:
     """What the agent is told when it takes over from a routine: how far the replay got, why it stopped, and
     the routine's remaining steps as they went last time (a guide, not commands: the screen may differ)."""
     total = len(routine.steps)
-    head = (f"ROUTINE: a saved routine (\"{routine.name}\"), learnt from an earlier successful run of this task, was "
-            f"replayed without you for {outcome.replayed} of its {total} steps (they are done: see the screen).")
+    done = ("none of its steps was carried out" if outcome.replayed == 0 else
+            "its first step was carried out without you (it is done: see the screen)" if outcome.replayed == 1 else
+            f"its first {outcome.replayed} steps were carried out without you (they are done: see the screen)")
+    head = (f"ROUTINE: a saved routine (\"{routine.name}\"), learnt from an earlier successful run of this task, has "
+            f"{total} steps; {done}.")
     if not outcome.remaining:
         return (f"{head} All of them ran, but the end check failed: {outcome.reason}. Check the screen and finish "
                 "the task.")
