@@ -259,3 +259,31 @@ def test_a_routine_needs_steps_and_distinct_parameters() -> None:
         _routine("Text {name}", ("name", "Bob")).bind({"zzz": "1"})
     with pytest.raises(RoutineError, match="steps"):
         routine_from_dict({"name": "x", "task": "t", "steps": []})
+
+
+def test_a_typed_value_is_found_again_across_lines_and_when_cut_short() -> None:
+    from relay_desktop.routines.effects import value_matches
+
+    assert value_matches("Network: Maple-Guest\nPassword: sunflower42", "Network: Maple-Guest Password: sunflower42")
+    assert value_matches("x" * 100, "x" * 79 + "…")
+    assert not value_matches("Network: Maple-Guest\nPassword: bluebird", "Network: Maple-Guest Password: sunflower42")
+
+
+def test_a_value_typed_with_a_capital_keeps_it_and_a_word_inside_a_sentence_is_no_parameter() -> None:
+    records = [_typed("Passport\nSunglasses", "body", "Note")]
+    routine = learn_routine("pack", "Put sunglasses on my packing list", records,
+                            parameters=[Parameter("item", "sunglasses")])
+    assert routine.steps[0].action["text"] == "Passport\n{Item}"
+    assert routine.bind().steps[0].action["text"] == "Passport\nSunglasses"
+    assert routine.bind({"item": "towels"}).steps[0].action["text"] == "Passport\nTowels"
+    assert detect_parameters("Look up Carol's phone number in Contacts and text it to Bob",
+                             [_typed("Carol's number is 555-0187", "compose_message_text", "Text message")]) == []
+
+
+def test_only_a_label_part_that_starts_with_a_value_holds_the_parameter() -> None:
+    records = [_picked("Bob Martinez · Do you have Carol's number?")]
+    records[0].target["parts"].append(["conversation_snippet", "Do you have Carol's number?"])
+    routine = learn_routine("t", "Text Bob about Carol's party", records,
+                            parameters=[Parameter("name", "Bob"), Parameter("who", "Carol's")])
+    assert routine.steps[0].target["parts"] == [["conversation_name", "{name} Martinez"],
+                                                ["conversation_snippet", "Do you have Carol's number?"]]

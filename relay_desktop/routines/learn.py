@@ -83,7 +83,8 @@ def _in_task(value: str, task: str) -> bool:
 
 def _common_phrase(typed: str, task: str) -> str | None:
     """The longest run of whole words of the task that the typed text holds (the agent typed "I'm running late"
-    for the task's "running late"): at least two words or five letters."""
+    for the task's "running late"): two words at least (one word of the task inside a typed sentence — "Carol's"
+    in "Carol's number is 555-0187" — is the sentence's, not a value of its own)."""
     words = task.split()
     best: str | None = None
     for start in range(len(words)):
@@ -91,7 +92,7 @@ def _common_phrase(typed: str, task: str) -> str | None:
             phrase = " ".join(words[start:end]).strip("\"'“”‘’.,!?:;")
             if best is not None and len(phrase) <= len(best):
                 break
-            if (len(phrase.split()) >= 2 or len(phrase) >= 5) and _word_pattern(phrase).search(typed):
+            if len(phrase.split()) >= 2 and len(phrase) >= 5 and _word_pattern(phrase).search(typed):
                 best = phrase
                 break
     return best
@@ -211,10 +212,22 @@ def detect_parameters(task: str, records: Sequence[ActionRecord],
 
 
 def template(text: str, parameters: Sequence[Parameter]) -> str:
-    """The text with each parameter's value written as ``{name}`` (longest values first, whole words only)."""
+    """The text with each parameter's value written as ``{name}`` (longest values first, whole words only);
+    ``{Name}`` where the text has it with a capital the value lacks ("Sunglasses" for "sunglasses")."""
     for parameter in sorted(parameters, key=lambda p: -len(p.default)):
-        text = _word_pattern(parameter.default).sub("{" + parameter.name + "}", text)
+        default, name = parameter.default, parameter.name
+
+        def marker(match: re.Match[str], default: str = default, name: str = name) -> str:
+            capital = match.group(0)[:1].isupper() and not default[:1].isupper()
+            return "{" + (name.capitalize() if capital else name) + "}"
+        text = _word_pattern(default).sub(marker, text)
     return text
+
+
+def _template_leading(text: str, parameters: Sequence[Parameter]) -> str:
+    """Only a value the text starts with ("Bob Martinez"): a value inside other words is content that happens
+    to mention it (Bob's last message about "Carol's number" does not name Carol's row)."""
+    return template(text, [p for p in parameters if text.casefold().startswith(p.default.casefold())])
 
 
 # ---------------------------------------------------------------- the routine
@@ -228,8 +241,10 @@ def _templated(value: Any, parameters: Sequence[Parameter], key: str = "") -> An
         return template(value, parameters) if key in _TEXT_KEYS else value
     if isinstance(value, list):
         if key == "parts":
-            return [[rid, template(text, parameters)] for rid, text in value]
-        if key in ("neighbours", "appeared"):
+            return [[rid, _template_leading(text, parameters)] for rid, text in value]
+        if key == "neighbours":
+            return [_template_leading(v, parameters) for v in value]
+        if key == "appeared":
             return [template(v, parameters) for v in value]
         return value
     if isinstance(value, dict):

@@ -17,7 +17,7 @@ from relay_desktop.routines.model import Routine
 __all__ = ["RoutineMatch", "match_task", "task_pattern"]
 
 _QUOTES = "\"'“”‘’„«»"
-_PLACEHOLDER = re.compile(r"\{([a-z][a-z0-9_]{0,39})\}")
+_PLACEHOLDER = re.compile(r"\{([a-zA-Z][a-z0-9_]{0,39})\}")
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ def task_pattern(template: str) -> tuple[re.Pattern[str], int]:
         literal = template[position:match.start()]
         pattern.append(_literal(literal))
         fixed += len(literal.strip())
-        name = match.group(1)
+        name = match.group(1).lower()
         pattern.append(f"(?P={name})" if name in seen else f"(?P<{name}>.+?)")
         seen.add(name)
         position = match.end()

@@ -20,7 +20,9 @@ __all__ = ["NAME_PATTERN", "PARAMETER_NAME", "BoundRoutine", "BoundStep", "Param
 
 PARAMETER_NAME = re.compile(r"[a-z][a-z0-9_]{0,39}")
 NAME_PATTERN = re.compile(r"[^\x00-\x1f\x7f]{1,80}")
-_PLACEHOLDER = re.compile(r"\{([a-z][a-z0-9_]{0,39})\}")
+# "{name}" is a parameter's value; "{Name}" the same value with a capital first letter (a list item the run typed
+# capitalised, "Sunglasses", for the task's "sunglasses").
+_PLACEHOLDER = re.compile(r"\{([a-zA-Z][a-z0-9_]{0,39})\}")
 
 
 class RoutineError(ValueError):
@@ -39,12 +41,19 @@ def check_name(name: str) -> str:
 
 def placeholders(text: str) -> list[str]:
     """The parameter names a text holds, in order (``Text {name} "{message}"`` → name, message)."""
-    return list(dict.fromkeys(_PLACEHOLDER.findall(text)))
+    return list(dict.fromkeys(name.lower() for name in _PLACEHOLDER.findall(text)))
 
 
 def fill(text: str, values: Mapping[str, str]) -> str:
     """The text with each ``{name}`` of a known parameter replaced by its value (unknown ones stay)."""
-    return _PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), text)
+
+    def value(match: re.Match[str]) -> str:
+        name = match.group(1)
+        found = values.get(name.lower())
+        if found is None:
+            return match.group(0)
+        return found[:1].upper() + found[1:] if name[0].isupper() else found
+    return _PLACEHOLDER.sub(value, text)
 
 
 @dataclass(frozen=True)

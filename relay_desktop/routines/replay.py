@@ -74,7 +74,11 @@ def describe_step(step: BoundStep) -> str:
         if key in action:
             words.append(str(action[key]))
     if "text" in action:
-        words.append(f'"{action["text"]}"')
+        words.append(f'"{" ⏎ ".join(str(action["text"]).splitlines())}"')
+        if action.get("clear"):
+            words.append("(replacing its text)")
+        if action.get("submit"):
+            words.append("and Enter")
     elif step.step.secret:
         words.append("(a password)")
     if step.target is not None and step.target.get("package"):
