@@ -287,3 +287,12 @@ def test_only_a_label_part_that_starts_with_a_value_holds_the_parameter() -> Non
                             parameters=[Parameter("name", "Bob"), Parameter("who", "Carol's")])
     assert routine.steps[0].target["parts"] == [["conversation_name", "{name} Martinez"],
                                                 ["conversation_snippet", "Do you have Carol's number?"]]
+
+
+def test_a_mismatch_shows_where_two_long_texts_part() -> None:
+    from relay_desktop.routines.effects import difference
+
+    have = "Hi Bob! For tonight, the guest Wi-Fi network is Maple-Guest and the password is sunflower42"
+    said = difference(have, have.replace("sunflower42", "bluebird2024"))
+    assert said == ('holds "…est and the password is sunflower42" where the run had "…est and the password is '
+                    'bluebird2024" (they part at character 81)')

@@ -145,7 +145,9 @@ async def test_a_pop_up_hands_over_to_the_agent_whose_fix_is_saved_and_then_repl
     first_plan = next(e for e in events if isinstance(e, PlanReceived) and e.source == "model")
     assert first_plan.step == 2
     act = [r for role, r in models.requests if role == "fast"]
-    assert "ROUTINE: a saved routine" in act[0].messages[0].text and "Send SMS" in act[0].messages[0].text
+    pinned = act[0].messages[0].text
+    assert "ROUTINE: a saved routine" in pinned and "Send SMS" in pinned
+    assert "What it did without you:\n1. launch app Messages" in pinned
     assert line is not None and "saved as version 2" in line
     repaired = routines.get("text someone")
     assert repaired.version == 2 and routines.get("text someone", 1).steps == saved.steps
@@ -289,3 +291,22 @@ async def test_a_step_whose_only_sign_was_a_passing_toast_is_not_taken_for_one_t
     assert result.outcome == "success", result.reason
     assert models.requests == []
     assert fresh.phone.apps["com.google.android.contacts"].calls == ["555-0175"]     # one call, not two
+
+
+async def test_a_number_the_first_run_read_on_the_phone_is_not_typed_unseen(phones: list[Any]) -> None:
+    from dataclasses import replace
+
+    from relay_desktop.routines.replay import facts_in
+
+    assert facts_in("Carol's number is 555-0187, the code 4411.", "Text Bob Carol's number") == ["555-0187", "4411"]
+    assert facts_in("see you at 7", "Text Bob 'see you at 7'") == []
+    (first, first_device), (fresh, fresh_device) = phones
+    routine = await learnt_text_routine(first_device, first)
+    typing = next(i for i, s in enumerate(routine.steps) if s.kind == "type")
+    stale = replace(routine.steps[typing], action={**routine.steps[typing].action, "text": "Carol is on 555-0111"})
+    routine = replace(routine, steps=(*routine.steps[:typing], stale, *routine.steps[typing + 1:]))
+    TEXT_BOB.setup(fresh.phone)
+    result, _, _, _, _ = await run(fresh_device, TEXT_BOB.goal, None, routine=routine.bind())
+    assert result.outcome == "error"
+    assert "'555-0111', which the first run read on the phone and this replay has not seen" in result.reason
+    assert sent(fresh) == []

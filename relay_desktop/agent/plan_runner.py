@@ -24,6 +24,7 @@ from relay_desktop.agent.observation import Observation
 from relay_desktop.agent.ports import screenshot_at
 from relay_desktop.agent.run_state import RunState
 from relay_desktop.agent.safety import sensitive_reason, typing_secret
+from relay_desktop.agent.step_effects import record_effect
 from relay_desktop.agent.step_results import StepOutcome, describe_target, step_with_target
 from relay_desktop.agent.verifiers import wrong_task
 from relay_desktop.llm.errors import LLMError
@@ -31,7 +32,6 @@ from relay_desktop.llm.types import Message
 from relay_desktop.perception import Element, ElementMap, build_element_map
 from relay_desktop.perception.pixels import pixel_signature
 from relay_desktop.perception.screen import in_list
-from relay_desktop.routines.effects import record_effect
 from relay_desktop.routines.identity import identify_screen, identify_target
 
 __all__ = ["PlanRunner", "Refused", "retarget", "screen_of"]

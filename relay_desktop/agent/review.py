@@ -13,12 +13,12 @@ from relay_desktop.agent.observation import Observation
 from relay_desktop.agent.plan_runner import PlanRunner
 from relay_desktop.agent.prompts import as_data
 from relay_desktop.agent.run_state import RunState
+from relay_desktop.agent.step_effects import record_effect
 from relay_desktop.agent.step_results import StepOutcome, describe_target, effect_of
 from relay_desktop.agent.verifiers import verify_step
 from relay_desktop.llm.redaction import register_secret
 from relay_desktop.llm.types import Message
 from relay_desktop.perception import sign_in_screen
-from relay_desktop.routines.effects import record_effect
 
 __all__ = ["Reviewer"]
 

@@ -1,9 +1,7 @@
-"""What a step changed, as a routine keeps it, and whether a replayed step changed the same.
+"""Whether a replayed step changed what it changed when it was recorded (agent/step_effects.py records that).
 
-Recorded from the two screens the run saw around the step (the agent's own review, or the replay's): the app
-that came to the front, the screen's new title, the state or text the target took, what appeared. A replay
-checks the facets that say what the step was for, and only those: a different clock, a new message preview or
-a list scrolled by another amount is not a different effect, another app or an unchanged switch is.
+A replay checks the facets that say what the step was for, and only those: a different clock, a new message
+preview or a list scrolled by another amount is not a different effect, another app or an unchanged switch is.
 """
 
 from __future__ import annotations
@@ -12,82 +10,25 @@ from collections.abc import Sequence
 from typing import Any
 
 from relay_desktop.agent.observation import Observation
-from relay_desktop.agent.step_results import effect_of, no_visible_effect
-from relay_desktop.perception import Element, ElementMap, diff_maps, is_ocr
-from relay_desktop.perception.render import in_system_bar
-from relay_desktop.perception.screen import current_dialog, screen_title
-from relay_desktop.perception.tree import WindowKind
-from relay_desktop.routines.identity import CHOICE_STATES, find_target
+from relay_desktop.agent.step_effects import choice_states as _choice
+from relay_desktop.agent.step_effects import reading, record_effect
+from relay_desktop.agent.step_results import no_visible_effect
+from relay_desktop.perception import Element
+from relay_desktop.perception.screen import screen_title
+from relay_desktop.routines.identity import find_target
 from relay_desktop.routines.identity import short_text as _short
 
 __all__ = ["already_done", "check_effect", "check_end", "reading", "record_effect", "title_matches"]
 
-MAX_APPEARED = 4
-
-
-def _choice(states: Sequence[str]) -> list[str]:
-    return [s for s in states if s in CHOICE_STATES]
-
-
-def reading(element: Element) -> str:
-    """A slider's position as its state says it ("value 26 of 0–255"), or ""."""
-    return next((s for s in element.states if s.startswith("value ")), "")
-
-
-def _same_kind(a: Element, b: Element) -> bool:
-    return (a.node.package, a.node.cls, a.node.resource_id) == (b.node.package, b.node.cls, b.node.resource_id)
-
-
-def _title(element_map: ElementMap) -> str:
-    return _short(screen_title(element_map) or "")
-
-
-def record_effect(before: Observation, after: Observation, target_id: str | None = None) -> dict[str, Any]:
-    """The step's effect as plain JSON; ``target_id``: the element it acted on (ids carry over between maps)."""
-    changed = not no_visible_effect(before, after)
-    effect: dict[str, Any] = {"changed": changed,
-                              "after": {"app": after.app, "title": _title(after.element_map)}}
-    if not changed:
-        return effect
-    # What the run saw change, as the step's result told the model (for people reading the routine).
-    effect["seen"] = _short_lines(effect_of(before, after)[0])
-    if before.app and after.app and before.app != after.app:
-        effect["app"] = after.app
-    old_title, new_title = _title(before.element_map), _title(after.element_map)
-    if new_title and new_title != old_title:
-        effect["title"] = new_title
-    dialog_before, dialog_after = current_dialog(before.element_map), current_dialog(after.element_map)
-    if dialog_after is not None and dialog_before is None:
-        effect["dialog"] = "opened"
-    elif dialog_before is not None and dialog_after is None:
-        effect["dialog"] = "closed"
-    if target_id:
-        old, new = before.element_map.get(target_id), after.element_map.get(target_id)
-        if old is not None and new is not None and _same_kind(old, new):
-            if _choice(old.states) != _choice(new.states) and _choice(new.states):
-                effect["states"] = _choice(new.states)
-            if reading(old) != reading(new) and reading(new):
-                effect["reading"] = reading(new)
-            password = "password" in new.states or any(n.password for n in new.sources)
-            if old.value != new.value and new.value and not password:
-                effect["value"] = _short(new.value)
-    diff = diff_maps(before.element_map, after.element_map)
-    lasting = [e for e in (*diff.added, *diff.removed) if not is_ocr(e) and not in_system_bar(e)] + \
-        [c for c in diff.changed if not is_ocr(c.after) and not in_system_bar(c.after)]
-    if not lasting and "app" not in effect and "title" not in effect and "dialog" not in effect:
-        # Only text read off the pixels came or went (a toast: "Calling Grace Liu…"), or only the picture
-        # changed: a passing sign a later look may well miss.
-        effect["passing"] = True
-    appeared = [_short(e.name) for e in diff.added
-                if e.name and e.window not in (WindowKind.KEYBOARD, WindowKind.OVERLAY) and not in_system_bar(e)]
-    if appeared and diff.new_screen is None:
-        effect["appeared"] = appeared[:MAX_APPEARED]
-    return effect
-
-
-def _short_lines(text: str, limit: int = 240) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+def difference(have: str, expected: str, context: int = 24) -> str:
+    """Where a field's text parts from the expected one, shown around that place (both may be long)."""
+    a, b = " ".join(have.split()), " ".join(expected.split()).removesuffix("…")
+    at = next((i for i, (x, y) in enumerate(zip(a.casefold(), b.casefold(), strict=False)) if x != y),
+              min(len(a), len(b)))
+    start = max(0, at - context)
+    lead = "…" if start else ""
+    return (f"holds \"{lead}{a[start:at + context]}\" where the run had \"{lead}{b[start:at + context]}\" (they part "
+            f"at character {at + 1})")
 
 
 def value_matches(have: str, expected: str) -> bool:
@@ -125,7 +66,7 @@ def check_effect(expect: dict[str, Any] | None, needs: Sequence[str], before: Ob
                 return f"{found.element.name!r} is {' '.join(have) or 'unchanged'}, where the step made it " \
                        f"{' '.join(states)}"
             if value and not value_matches(found.element.value, value):
-                return f"{found.element.name!r} holds \"{_short(found.element.value)}\", not \"{value}\""
+                return f"{found.element.name!r} {difference(found.element.value, value)}"
     # A slider that reports no position moves only a few pixels, and a toast may be gone by the time the screen
     # is read: that nothing shows then is no sign the step failed.
     unseen = expect.get("passing") or (kind == "set_value" and not expect.get("reading"))

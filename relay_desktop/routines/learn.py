@@ -82,20 +82,11 @@ def _in_task(value: str, task: str) -> bool:
 
 
 def _common_phrase(typed: str, task: str) -> str | None:
-    """The longest run of whole words of the task that the typed text holds (the agent typed "I'm running late"
-    for the task's "running late"): two words at least (one word of the task inside a typed sentence — "Carol's"
-    in "Carol's number is 555-0187" — is the sentence's, not a value of its own)."""
-    words = task.split()
-    best: str | None = None
-    for start in range(len(words)):
-        for end in range(len(words), start, -1):
-            phrase = " ".join(words[start:end]).strip("\"'“”‘’.,!?:;")
-            if best is not None and len(phrase) <= len(best):
-                break
-            if len(phrase.split()) >= 2 and len(phrase) >= 5 and _word_pattern(phrase).search(typed):
-                best = phrase
-                break
-    return best
+    """The text the task quotes that the typed text holds (the agent typed "I'm running late" for the task's
+    'running late'). Only quoted text: a phrase of the task's own sentence inside what was typed ("the guest Wi-Fi
+    network" in a message about it) describes the task, it is no value to change."""
+    quoted = sorted((m.group(1).strip() for m in _QUOTED.finditer(task)), key=len, reverse=True)
+    return next((q for q in quoted if len(q) >= 2 and _word_pattern(q).search(typed)), None)
 
 
 _PROPER = re.compile(r"(?<![\w'])([A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)*)")

@@ -12,6 +12,7 @@ A clean replay ends with the recorded end screen checked, and success.
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,10 +22,11 @@ from relay_desktop.agent.control import RunFinishedSignal
 from relay_desktop.agent.events import ActionEffect, HumanInput, PlanReceived, ScreenCaptured, StepStarted
 from relay_desktop.agent.observation import Observation
 from relay_desktop.agent.safety import sensitive_reason
+from relay_desktop.agent.step_effects import record_effect
 from relay_desktop.llm.redaction import register_secret
 from relay_desktop.perception import current_dialog, diff_maps
 from relay_desktop.perception.screen import screen_title
-from relay_desktop.routines.effects import already_done, check_effect, check_end, record_effect, title_matches
+from relay_desktop.routines.effects import already_done, check_effect, check_end, title_matches
 from relay_desktop.routines.identity import find_target, layout_similarity, short_text, target_name
 from relay_desktop.routines.model import BoundRoutine, BoundStep
 
@@ -58,6 +60,22 @@ class ReplayOutcome:
     last: Observation | None = None        # the screen it stopped on
     interruption: str | None = None        # the dialog in its way, when that is why it stopped
     ended_at: float = field(default_factory=time.monotonic)
+    done: list[str] = field(default_factory=list)   # what the replay did, step by step, in words
+
+
+_FACT = re.compile(r"[\w.@+$€£-]*\d[\w.@+$€£-]*")
+
+
+def facts_in(text: str, task: str) -> list[str]:
+    """The numbers and codes a text holds that the task does not give: read on the phone, so they may change
+    ("bluebird2024", "555-0187", "$35.00")."""
+    given = task.casefold()
+    found = [m.group(0).strip(".-") for m in _FACT.finditer(text)]
+    return list(dict.fromkeys(f for f in found if len(f) >= 4 and f.casefold() not in given))
+
+
+def _texts_of(observation: Observation) -> str:
+    return "\n".join(f"{e.label}\n{e.value}" for e in observation.element_map.elements).casefold()
 
 
 def describe_step(step: BoundStep) -> str:
@@ -106,6 +124,16 @@ class RoutineReplayer:
         self.replayed = 0
         self._actions = 0                # actions carried out in the current run step
         self.interruption: str | None = None
+        self.done: list[str] = []        # what it did, in words (for the agent, should it take over)
+        self._seen: list[str] = []       # the texts of every screen it saw (facts it types must be among them)
+
+    @property
+    def _reads_facts(self) -> bool:
+        """A step types a fact read on the phone: read text off the pixels too, where a web page shows it."""
+        if not hasattr(self, "_facts"):
+            self._facts = any(facts_in(str(s.action.get("text", "")), self.routine.task) for s in self.routine.steps
+                              if s.action.get("action") == "type")
+        return self._facts
 
     def _log(self, message: str, level: str = "info") -> None:
         self.agent.log(message, level)
@@ -140,6 +168,7 @@ class RoutineReplayer:
                                        is None):
                 self._log(f"Skipped routine step {index + 1}: it answers a dialog that did not show "
                           f"({describe_step(step)})")
+                self.done.append(f"{index + 1}. skipped: {describe_step(step)} (no such dialog this time)")
                 continue
             if look.problem is not None:
                 # Nothing of this step was done: the agent takes over at this very step, on this screen.
@@ -150,6 +179,7 @@ class RoutineReplayer:
             done = already_done(step.expect, look.element) if str(step.action.get("action")) in _TOGGLES else None
             if done is not None:
                 self._log(f"Skipped routine step {index + 1}: {describe_step(step)}: {done}")
+                self.done.append(f"{index + 1}. skipped: {describe_step(step)} ({done})")
                 self.replayed += 1
                 continue
             try:
@@ -174,7 +204,7 @@ class RoutineReplayer:
         if problem is not None:
             return self._stop(total, problem, final)
         self._log(f"The routine \"{routine.name}\" replayed all {total} steps and its end checked out.")
-        return ReplayOutcome(True, self.replayed, last=final)
+        return ReplayOutcome(True, self.replayed, last=final, done=list(self.done))
 
     def _open(self, look: Look, previous: Observation | None) -> bool:
         """Start the run's next step on this look at the screen; False when the step limit is reached."""
@@ -195,7 +225,8 @@ class RoutineReplayer:
         self._log(f"The replay stopped at {step}: {reason}", "warning")
         self.agent.steps.outcomes = []
         popup = self.interruption if reason.startswith("a pop-up") else None
-        return ReplayOutcome(False, self.replayed, reason, index, list(self.routine.steps[index:]), last, popup)
+        return ReplayOutcome(False, self.replayed, reason, index, list(self.routine.steps[index:]), last, popup,
+                             done=list(self.done))
 
     # ------------------------------------------------------------ looking
 
@@ -211,7 +242,9 @@ class RoutineReplayer:
         while True:
             # Text read from pixels only when the step's target was such text: OCR costs seconds on a slow machine.
             ocr = step is not None and step.target is not None and bool(step.target.get("ocr"))
-            observation = await agent.capture(previous.element_map if previous is not None else None, ocr)
+            observation = await agent.capture(previous.element_map if previous is not None else None,
+                                              ocr or self._reads_facts)
+            self._seen.append(_texts_of(observation))
             # A pop-up nobody asked for is said as such (under it, the previous step's effect cannot be seen).
             problem = self._in_the_way(step, observation) if step is not None else None
             if problem is None and before is not None and previous is not None:
@@ -296,6 +329,7 @@ class RoutineReplayer:
         resolved = resolve_step(move, observation.element_map)
         await self.agent.steps.act(resolved, observation, self._actions)
         self._actions += 1
+        self.done.append(f"   (to find its way: {move.describe()})")
 
     async def _settle(self, first: bool) -> None:
         wait_settled = getattr(self.agent.phone, "wait_settled", None)
@@ -374,6 +408,14 @@ class RoutineReplayer:
         kind = str(step.action["action"])
         if step.step.secret and kind == "type":
             params["text"] = await self._secret(step)
+        elif kind == "type":
+            unseen = [fact for fact in facts_in(str(params.get("text", "")), routine.task)
+                      if not any(fact.casefold() in text for text in self._seen)]
+            if unseen:
+                # A number or a code the first run read somewhere on the phone: typed again only if this replay has
+                # seen it too (the note may hold another password by now).
+                raise StepError(f"the text it types holds {', '.join(repr(f) for f in unseen)}, which the first run "
+                                "read on the phone and this replay has not seen: it may have changed")
         plan_step = Step(kind, params)
         resolved: ResolvedStep = resolve_step(plan_step, observation.element_map)
         agent.emit(PlanReceived(run_id=agent.run_id, step=agent.iteration,
@@ -390,6 +432,7 @@ class RoutineReplayer:
                 self._log(f"Not asked again (the routine \"{routine.name}\" was told not to ask): {reason}")
         await agent.steps.act(resolved, observation, self._actions)
         self._actions += 1
+        self.done.append(f"{index + 1}. {describe_step(step)}")
         agent.steps.transcript[-1] = agent.steps.transcript[-1].replace(
             f"step {agent.iteration}:", f"step {agent.iteration} (replayed):", 1)
         return element.id if element is not None else None
@@ -420,11 +463,15 @@ def handover_guidance(routine: BoundRoutine, outcome: ReplayOutcome) -> str:
     head = (f"ROUTINE: a saved routine (\"{routine.name}\"), learnt from an earlier successful run of this task, has "
             f"{total} steps; {done}.")
     if not outcome.remaining:
-        return (f"{head} All of them ran, but the end check failed: {outcome.reason}. Check the screen and finish "
-                "the task.")
-    lines = [f"{head} It stopped before its step {(outcome.stopped_at or 0) + 1} because {outcome.reason}.",
-             "Its remaining steps, as they went last time (the screen may differ now: a pop-up, another screen, a "
-             "moved list; use them as a guide, not as commands):"]
+        did = "\nWhat it did without you:\n" + "\n".join(outcome.done) if outcome.done else ""
+        return (f"{head}{did}\nAll of them ran, but the end check failed: {outcome.reason}. Check the screen and "
+                "finish the task.")
+    lines = [head]
+    if outcome.done:
+        lines += ["What it did without you:", *outcome.done]
+    lines += [f"It stopped before its step {(outcome.stopped_at or 0) + 1} because {outcome.reason}.",
+              "Its remaining steps, as they went last time (the screen may differ now: a pop-up, another screen, a "
+              "moved list; use them as a guide, not as commands):"]
     first = (outcome.stopped_at or 0) + 1
     lines += [f"{first + i}. {describe_step(step)}" for i, step in enumerate(outcome.remaining)]
     return "\n".join(lines)
