@@ -269,3 +269,49 @@ async def test_the_initial_plan_is_asked_on_the_newest_screen_with_what_the_agen
     screen = text.split("The current screen", 1)[1]
     assert "Page 0" not in screen and ("Page 2" in screen or "Page 3" in screen), text   # the newest, not the first
     assert "WHAT THE AGENT HAS DONE SO FAR" in text and 'step 1: tap e2 "Next"' in text
+
+
+async def test_the_initial_plan_never_gets_a_screen_from_before_steps_it_is_told_are_done() -> None:
+    """Readers got "step 1: launch_app … → opened" beside the home screen as "the current screen (after those
+    steps)": the request went out after the agent acted and before it looked again. It now says so."""
+    from relay_desktop.agent.events import EventBus
+    from relay_desktop.agent.orchestrator import Orchestrator
+    from relay_desktop.agent.settings import AgentSettings
+    from tests.agent_fakes import ScriptedModels
+
+    described = asyncio.Event()
+    planning_texts: list[str] = []
+
+    class TappingPhone(FakePhone):
+        async def tap(self, x: int, y: int) -> None:
+            await super().tap(x, y)
+            if sum(c.startswith("tap") for c in self.commands) == 1:
+                described.set()            # the apps are described just after the first tap, before the next look
+
+    class SlowKnowledge:
+        async def notes_for(self, apps: object) -> dict[str, str]:
+            await asyncio.wait_for(described.wait(), 10)
+            return {}
+
+        @staticmethod
+        def text(notes: object, apps: object) -> str:
+            return ""
+
+    def planning(request: LLMRequest) -> object:
+        planning_texts.append(request.messages[-1].text)
+        return PLAN
+
+    phone = TappingPhone(counter_screens(), "s0")
+    phone.dump_delay = 0.3                 # the next look takes a while
+    script = Script(lambda n, request: complete() if n == 4 else tap("e2"), planning=planning)
+    agent = Orchestrator(phone, ScriptedModels(script), settings=AgentSettings(), bus=EventBus(),
+                         knowledge=SlowKnowledge())
+    await asyncio.wait_for(agent.run("Do the thing"), 20)
+    text = planning_texts[0]
+    done = text.count('tap e2 "Next"')
+    screen = text.split("WHAT THE AGENT HAS DONE SO FAR", 1)[1].split("\n\n", 1)[1]
+    shown = int(screen.split("Page ", 1)[1].split('"', 1)[0])
+    if shown == done:
+        assert screen.startswith("The current screen (after those steps)"), text
+    else:   # the steps it took after this screen are said to be missing from it
+        assert screen.startswith(f"The screen as the agent last saw it, before its last {done - shown} step"), text

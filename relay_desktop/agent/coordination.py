@@ -82,6 +82,11 @@ class PlanningCoordinator:
         self.facts: Callable[[], str] = lambda: ""     # the fast agent's noted facts, for the planner
         self.done_so_far: Callable[[], Sequence[str]] = lambda: ()   # the run's steps, labelled
         self.newest: Observation | None = None        # the screen the fast agent last looked at
+        self._newest_after = 0                         # how many of the run's steps that screen shows done
+
+    def saw(self, observation: Observation) -> None:
+        """The fast agent looked at the screen, after every step done so far."""
+        self.newest, self._newest_after = observation, len(self.done_so_far())
 
     @property
     def enabled(self) -> bool:
@@ -144,8 +149,11 @@ class PlanningCoordinator:
             if trigger == "initial":
                 # The fast agent did not wait: by the time the apps are described it may have acted. The plan
                 # starts from the screen as it is now and from what is already done, not from the first look.
+                # The agent may have acted after its last look: the request says which steps that screen shows.
+                done = list(self.done_so_far())
+                shown = self._newest_after if self.newest is not None else len(done)
                 return await self.planner.plan_initial(self.task, self.newest or observation, apps, knowledge,
-                                                       done_so_far=list(self.done_so_far()))
+                                                       done_so_far=done, shown=shown)
             return await self.planner.plan_recovery(self.task, observation, apps, list(self.failure_context),
                                                     self.current, knowledge, trigger=trigger,
                                                     budget=(self._launched_at, self.settings.max_steps),

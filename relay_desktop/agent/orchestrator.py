@@ -281,7 +281,7 @@ class Orchestrator:
             if previous is None:
                 await self._settle_before_first_look()
             observation = await self.capture(previous.element_map if previous else None)
-        coordinator.newest = observation
+        coordinator.saw(observation)
         diff = diff_maps(previous.element_map, observation.element_map) if previous is not None else None
         still = previous is not None and no_visible_effect(previous, observation)
         novel = self.guards.observe(observation, still, self.steps.acted or previous is None)
