@@ -362,13 +362,17 @@ class Orchestrator:
 
     # ------------------------------------------------------------ capture
 
-    async def capture(self, previous: ElementMap | None, read_text: bool = True) -> Observation:
+    async def capture(self, previous: ElementMap | None, read_text: bool = True,
+                      since: float | None = None) -> Observation:
         """Screenshot, UI dump and the app in front, all at once: the wall time is the slowest of them. The
         screenshot's JPEG is prepared as soon as it arrives, while the (slower) dump is still running, and text
         is read off it (OCR) at the same time, for what the dump never holds: toasts, canvases, web content.
-        ``read_text=False`` skips the OCR (a routine's replay looks for dump elements only)."""
+        ``read_text=False`` skips the OCR (a routine's replay looks for dump elements only). ``since``: a moment
+        after which the screen is known not to have changed (the mirror saw it settle since then), so a frame
+        from then on is as good as a new one."""
         started = time.perf_counter()
-        moment = time.monotonic()   # the picture must show the screen as it is from now on, like the dump
+        # The picture must show the screen as it is from now on, like the dump.
+        moment = since if since is not None else time.monotonic()
 
         async def screenshot() -> tuple[PreparedScreenshot, bytes, list[OcrText]]:
             image = await screenshot_at(self.phone, moment)

@@ -34,7 +34,7 @@ __all__ = ["Look", "ReplayOutcome", "RoutineReplayer", "describe_step", "handove
 
 LOOK_AGAIN_FOR_S = 5.0       # how long a step waits for its screen (an animation, a slow app) before handing over
 _PAUSES = (0.15, 0.3, 0.5, 0.8)
-_STILL_S = 0.15              # how long the mirror must show no change before a replayed step looks
+_STILL_S = 0.1              # how long the mirror must show no change before a replayed step looks
 # Steps that act from whatever screen is in front.
 _ANYWHERE = ("launch_app", "home", "wait", "recent_apps")
 _SAME_LAYOUT = 0.5
@@ -238,12 +238,12 @@ class RoutineReplayer:
         agent = self.agent
         deadline = time.monotonic() + self.wait_s
         attempt = 0
-        await self._settle(first=previous is None)
+        settled = await self._settle(first=previous is None)
         while True:
             # Text read from pixels only when the step's target was such text: OCR costs seconds on a slow machine.
             ocr = step is not None and step.target is not None and bool(step.target.get("ocr"))
             observation = await agent.capture(previous.element_map if previous is not None else None,
-                                              ocr or self._reads_facts)
+                                              ocr or self._reads_facts, since=settled)
             self._seen.append(_texts_of(observation))
             # A pop-up nobody asked for is said as such (under it, the previous step's effect cannot be seen).
             problem = self._in_the_way(step, observation) if step is not None else None
@@ -264,7 +264,7 @@ class RoutineReplayer:
                 return Look(observation, problem, element)
             await asyncio.sleep(_PAUSES[min(attempt, len(_PAUSES) - 1)])
             attempt += 1
-            await self._settle(first=False)
+            settled = await self._settle(first=False)
 
     # ------------------------------------------------------------ finding the way back, without a model
 
@@ -331,14 +331,18 @@ class RoutineReplayer:
         self._actions += 1
         self.done.append(f"   (to find its way: {move.describe()})")
 
-    async def _settle(self, first: bool) -> None:
+    async def _settle(self, first: bool) -> float | None:
+        """Wait for a still screen; returns when the wait began if the mirror saw the screen settle after it (its
+        latest frame then shows the screen as it is: no need to wait for another), else None."""
         wait_settled = getattr(self.agent.phone, "wait_settled", None)
+        began = time.monotonic()
         if wait_settled is not None:
             # A shorter still spell than the agent's: a screen taken for settled too early fails the effect
             # check, and is simply looked at again.
-            await wait_settled(still_s=_STILL_S)
-        elif not first and self.agent.settings.settle_s:
+            return began if await wait_settled(still_s=_STILL_S) else None
+        if not first and self.agent.settings.settle_s:
             await asyncio.sleep(self.agent.settings.settle_s)
+        return None
 
     def _in_the_way(self, step: BoundStep, observation: Observation) -> str | None:
         """A dialog the recording did not have, over the screen the step acts on."""
