@@ -139,7 +139,10 @@ async def test_a_pop_up_hands_over_to_the_agent_whose_fix_is_saved_and_then_repl
     assert result.outcome == "success", result.reason
     assert TEXT_BOB.check(fresh.phone).ok
     summary = replay_summary(agent)
-    assert summary["handed_over"] and summary["replayed_steps"] == 1 and summary["stopped_at"] == 2
+    assert summary["handed_over"] and summary["stopped_at"] == 2
+    # The agent only cleared the pop-up (one turn); the routine then went on from its step 2 without a model.
+    assert summary["agent_steps"] == 1 and summary["replayed_steps"] == 4
+    assert len([r for role, r in models.requests if role == "fast"]) == 1
     assert 'a pop-up is in the way: "Clock keeps stopping"' in summary["reason"]
     # Model requests only from the step that differed onwards: the first plan is made on the pop-up's screen.
     first_plan = next(e for e in events if isinstance(e, PlanReceived) and e.source == "model")
@@ -310,3 +313,20 @@ async def test_a_number_the_first_run_read_on_the_phone_is_not_typed_unseen(phon
     assert result.outcome == "error"
     assert "'555-0111', which the first run read on the phone and this replay has not seen" in result.reason
     assert sent(fresh) == []
+
+
+async def test_a_pop_up_over_the_dialog_a_step_answers_is_named_as_the_one_in_the_way(phones: list[Any]) -> None:
+    (first, first_device), (fresh, fresh_device) = phones
+    task = TASKS_BY_ID["shop_third_product"]        # the Shop greets with a pop-up the first step closes
+    task.setup(first.phone)
+    result, _, _, actions, _ = await run(first_device, task.goal, None)
+    assert result.outcome == "success", result.reason
+    routine = learn_routine("third", task.goal, actions.records())
+    assert any(step.screen.get("dialog") for step in routine.steps)
+
+    task.setup(fresh.phone)
+    fresh.phone.report_background_crash("com.google.android.deskclock")
+    result, _, _, _, _ = await run(fresh_device, task.goal, None, routine=routine.bind(), allow_fallback=False)
+    assert result.outcome == "error"
+    # Named as the pop-up in the way (the Shop's own welcome prompt, which the routine answers, is not).
+    assert 'a pop-up is in the way: "Clock keeps stopping"' in result.reason, result.reason

@@ -91,6 +91,7 @@ class Orchestrator:
         # A routine (routines.model.BoundRoutine) to replay first; the agent takes over where it stops.
         self.routine = routine
         self.replay: Any = None                       # how the replay went (routines.replay.ReplayOutcome)
+        self.routine_driver: Any = None               # the routine's replays and hand-overs (routines.handover)
         self.first_agent_step = 1                     # the run's first step the agent plans
         self.models = models
         self.settings = settings or AgentSettings()
@@ -193,22 +194,13 @@ class Orchestrator:
 
     async def _replay(self) -> tuple[Outcome, str] | None:
         """The routine first; (outcome, reason) when it settled the run, None when the agent takes over."""
-        from relay_desktop.routines.replay import RoutineReplayer, handover_guidance
+        from relay_desktop.routines.handover import RoutineDriver
 
-        self.replay = outcome = await RoutineReplayer(self, self.routine).run()
-        if outcome.finished:
-            return "success", f"replayed the routine \"{self.routine.name}\" ({outcome.replayed} steps, end checked)"
-        if self.fallback_mode and not self.settings.allow_fallback:
-            return "error", (f"the routine \"{self.routine.name}\" could not be replayed past its step "
-                             f"{(outcome.stopped_at or 0) + 1} ({outcome.reason}), and no model is set up to take "
-                             "over: add an API key (Settings, or ANTHROPIC_API_KEY / OPENAI_API_KEY / GEMINI_API_KEY) "
-                             "or choose a model with --provider")
-        self.conversation.routine = handover_guidance(self.routine, outcome)
+        self.routine_driver = driver = RoutineDriver(self, self.routine)
+        finished = await driver.start()
+        self.replay = driver.first
         self.first_agent_step = self.iteration + 1
-        who = "the rule-based planner" if self.fallback_mode else "the agent"
-        self.log(f"{who[0].upper()}{who[1:]} takes over from step {self.first_agent_step}, with the routine's "
-                 f"remaining {len(outcome.remaining)} steps as guidance.", "warning")
-        return None
+        return finished  # type: ignore[return-value]
 
     def _build(self, task: str) -> None:
         """The run's parts: conversation, guards, executor, supervisors, the step runner."""
@@ -250,7 +242,15 @@ class Orchestrator:
     async def _loop(self) -> tuple[Outcome, str]:
         previous: Observation | None = None
         step_started = time.monotonic()
-        for iteration in range(self.first_agent_step, self.settings.max_steps + 1):
+        driver = self.routine_driver
+        while self.iteration < self.settings.max_steps:
+            if driver is not None and driver.may_resume:
+                finished = await driver.resume()       # the agent cleared a pop-up: the routine may go on
+                if finished is not None:
+                    return finished  # type: ignore[return-value]
+                if self.iteration >= self.settings.max_steps:
+                    break
+            iteration = self.iteration + 1
             self.iteration = self.state.iteration = iteration
             if iteration > self.first_agent_step and self.settings.pace_s:
                 await asyncio.sleep(max(0.0, step_started + self.settings.pace_s - time.monotonic()))
@@ -319,6 +319,8 @@ class Orchestrator:
         async with self.device_turn():
             await self.steps.execute(plan, observation)
             await self._settle()
+        if self.routine_driver is not None:
+            self.routine_driver.planned(self.steps.outcomes)
         return observation
 
     async def _split_screen_if_recommended(self) -> None:

@@ -260,8 +260,9 @@ class PlanRunner:
         run.count_error(error)
         return False
 
-    def _record_effects(self, after: Observation) -> None:
-        """What this plan's steps changed, told now: a plan that ends the run is never reviewed."""
+    def record_effects(self, after: Observation) -> None:
+        """What this plan's steps changed, told now: a plan that ends the run (or hands back to a routine's
+        replay) is never reviewed."""
         run = self.run
         for outcome in self.outcomes:
             if outcome.status == "done":
@@ -307,7 +308,7 @@ class PlanRunner:
         summary = str(step.params.get("summary", ""))
         if self.acted:
             observation = await run.capture(observation.element_map)
-            self._record_effects(observation)
+            self.record_effects(observation)
         if run.completion is None or not run.settings.verify_completion:
             raise RunFinishedSignal("success", summary or "done")
         try:

@@ -26,6 +26,7 @@ __all__ = ["CHOICE_STATES", "TargetMatch", "find_target", "identify_screen", "id
 
 MAX_NEIGHBOURS = 6
 MAX_TEXT = 80
+MAX_VALUE = 500
 MAX_LAYOUT = 40
 # Two candidates whose scores are closer than this fit the target equally well.
 _TIE = 0.05
@@ -133,6 +134,9 @@ def identify_target(element: Element, element_map: ElementMap) -> dict[str, Any]
         target["ocr"] = True
     if "password" in element.states or any(n.password for n in element.sources):
         target["password"] = True
+    elif element.role == "field" and element.value:
+        # What the field held before the step: typing over it later must not lose what was added since.
+        target["value"] = " ".join(element.value.split())[:MAX_VALUE]
     return target
 
 

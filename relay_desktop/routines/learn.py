@@ -260,6 +260,10 @@ def _action(record: ActionRecord, parameters: Sequence[Parameter], secret: bool)
     return action
 
 
+_DECLINE = re.compile(r"(?i)(not now|no,? thanks|no thank you|later|maybe later|remind me later|skip|dismiss|"
+                      r"close|got it|never|don't ask again|cancel)")
+
+
 def _answers_interruption(record: ActionRecord, interruptions: Sequence[str]) -> bool:
     """The step closed a dialog that interrupted the task: one another app put up (a system warning, a
     permission question), or one a replay found in its way. Such a step is done only when its dialog shows."""
@@ -268,7 +272,9 @@ def _answers_interruption(record: ActionRecord, interruptions: Sequence[str]) ->
         return False
     app = (record.screen or {}).get("app")
     package = (record.target or {}).get("package")
-    return dialog in interruptions or bool(app and package and package != app)
+    # Declining a prompt ("Not now" to a rating request, "Skip" to what's new) answers one the app shows once.
+    declined = bool(_DECLINE.fullmatch(str((record.target or {}).get("label", "")).strip()))
+    return dialog in interruptions or bool(app and package and package != app) or declined
 
 
 _WIPED = "•••"

@@ -78,8 +78,9 @@ def _texts_of(observation: Observation) -> str:
     return "\n".join(f"{e.label}\n{e.value}" for e in observation.element_map.elements).casefold()
 
 
-def describe_step(step: BoundStep) -> str:
-    """One line for guidance and logs: ``tap button "Send SMS" (com.google.android.apps.messaging)``."""
+def describe_step(step: BoundStep, short: bool = False) -> str:
+    """One line for guidance and logs: ``tap button "Send SMS" in com.google.android.apps.messaging → …``;
+    ``short``: the action and its target only."""
     action = dict(step.action)
     kind = str(action.pop("action", ""))
     words = [kind.replace("_", " ")]
@@ -99,6 +100,8 @@ def describe_step(step: BoundStep) -> str:
             words.append("and Enter")
     elif step.step.secret:
         words.append("(a password)")
+    if short:
+        return " ".join(words)
     if step.target is not None and step.target.get("package"):
         words.append(f"in {step.target['package']}")
     expect = step.expect or {}
@@ -138,12 +141,15 @@ class RoutineReplayer:
     def _log(self, message: str, level: str = "info") -> None:
         self.agent.log(message, level)
 
-    async def run(self) -> ReplayOutcome:
+    async def run(self, start: int = 0, probe: bool = False) -> ReplayOutcome | None:
+        """Replay from routine step ``start``. ``probe``: only if that step fits the screen at the first look
+        (None when it does not: nothing was done or said)."""
         agent, routine = self.agent, self.routine
         total = len(routine.steps)
-        self._log(f"Replaying the routine \"{routine.name}\" (version {routine.routine.version}, {total} steps"
-                  + (f"; {routine.describe_values()}" if routine.values else "") + "): no model is asked while "
-                  "its steps go as recorded.")
+        if not probe:
+            self._log(f"Replaying the routine \"{routine.name}\" (version {routine.routine.version}, {total} steps"
+                      + (f"; {routine.describe_values()}" if routine.values else "") + "): no model is asked while "
+                      "its steps go as recorded.")
         previous: Observation | None = None
         before: BoundStep | None = None
         acted_id: str | None = None
@@ -151,10 +157,19 @@ class RoutineReplayer:
         lenient = False                   # the previous step's effect included a dialog that may not show
         opened = False                    # a run step is open (a skipped optional step leaves it open)
         effect_told = True                # the previous step's effect was reported
-        for index, step in enumerate(routine.steps):
+        for index in range(start, total):
+            step = routine.steps[index]
             await agent.control.checkpoint()
             lenient = lenient or step.step.optional
-            look = await self._look(step, previous, before, lenient)
+            probing = probe and index == start
+            look = await self._look(step, previous, before, lenient, patient=not probing)
+            if probing:
+                if look.problem is not None:
+                    return None
+                agent.steps.record_effects(look.observation)    # what the agent's last steps did, for a repair
+                agent.steps.outcomes = []
+                self._log(f"The way is clear again: the routine goes on from its step {index + 1}, without a "
+                          "model.")
             if not effect_told and previous is not None:
                 self._effect(acted_in, acted_index, previous, look.observation, acted_id)
                 effect_told = True
@@ -231,12 +246,12 @@ class RoutineReplayer:
     # ------------------------------------------------------------ looking
 
     async def _look(self, step: BoundStep | None, previous: Observation | None, before: BoundStep | None,
-                    lenient: bool = False) -> Look:
+                    lenient: bool = False, patient: bool = True) -> Look:
         """The screen once it is ready for ``step`` (the previous step's effect seen, the target found), or the
         last look with what is wrong with it when the wait ran out. ``lenient``: of the previous step's effect,
         only the app it brought up counts (it opened a dialog that may not show this time)."""
         agent = self.agent
-        deadline = time.monotonic() + self.wait_s
+        deadline = time.monotonic() + (self.wait_s if patient else 0.0)
         attempt = 0
         settled = await self._settle(first=previous is None)
         while True:
@@ -256,7 +271,8 @@ class RoutineReplayer:
                 if effect is not None:
                     # Said so that nobody takes it for a step not done: a call or a send must not be made twice.
                     problem = (f"its previous step ({describe_step(before)}) was carried out, but what it did last "
-                               f"time does not show now: {effect}. Check the screen before doing that step again")
+                               f"time does not show now: {effect}. Check the screen before doing "
+                               f"\"{describe_step(before, short=True)}\" again")
             element = None
             if problem is None and step is not None:
                 problem, element = self._ready(step, observation)
@@ -345,17 +361,21 @@ class RoutineReplayer:
         return None
 
     def _in_the_way(self, step: BoundStep, observation: Observation) -> str | None:
-        """A dialog the recording did not have, over the screen the step acts on."""
-        screen = step.screen
-        if str(step.action.get("action")) in _ANYWHERE or screen.get("dialog") or step.step.optional:
-            return None
-        if step.target is not None and step.target.get("window") == "dialog":
+        """A dialog the recording did not have (or another one than it had) over the screen the step acts on."""
+        if str(step.action.get("action")) in _ANYWHERE or step.step.optional:
             return None
         dialog = current_dialog(observation.element_map)
         if dialog is None:
             return None
-        self.interruption = short_text(dialog.title or dialog.message or "untitled")
-        return f"a pop-up is in the way: \"{self.interruption}\""
+        name = short_text(dialog.title or dialog.message or "untitled")
+        expected = step.screen.get("dialog")
+        if expected is not None and (name == expected or title_matches(expected, name, step.screen_needs)):
+            return None      # the dialog the step answered when it was recorded
+        if expected is None and step.target is not None and step.target.get("window") == "dialog":
+            return None
+        self.interruption = name
+        over = f" (over \"{expected}\", which the step answers)" if expected else ""
+        return f"a pop-up is in the way: \"{name}\"{over}"
 
     def _ready(self, step: BoundStep, observation: Observation) -> tuple[str | None, Any]:
         kind = str(step.action.get("action"))
@@ -477,5 +497,12 @@ def handover_guidance(routine: BoundRoutine, outcome: ReplayOutcome) -> str:
               "Its remaining steps, as they went last time (the screen may differ now: a pop-up, another screen, a "
               "moved list; use them as a guide, not as commands):"]
     first = (outcome.stopped_at or 0) + 1
-    lines += [f"{first + i}. {describe_step(step)}" for i, step in enumerate(outcome.remaining)]
+    for number, step in enumerate(outcome.remaining, first):
+        line = f"{number}. {describe_step(step)}"
+        facts = facts_in(str(step.action.get("text", "")), routine.task) if step.action.get("action") == "type" \
+            else []
+        if facts:
+            # A model that trusts the routine would send last time's password without reading the note.
+            line += f" — {', '.join(facts)} is what the phone showed last time: read it again before typing"
+        lines.append(line)
     return "\n".join(lines)

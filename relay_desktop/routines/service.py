@@ -75,11 +75,12 @@ def replay_summary(agent: Any) -> dict[str, Any] | None:
     """How a run's routine went: its name and version, steps replayed and steps the agent took."""
     routine: BoundRoutine | None = agent.routine
     replay = agent.replay
+    driver = getattr(agent, "routine_driver", None)
     if routine is None:
         return None
-    replayed = replay.replayed if replay is not None else 0
-    handed_over = replay is not None and not replay.finished
-    agent_steps = max(0, agent.iteration - agent.first_agent_step + 1) if handed_over else 0
+    replayed = driver.replayed if driver is not None else 0
+    handed_over = driver is not None and driver.handovers > 0
+    agent_steps = driver.agent_steps if driver is not None else 0
     out: dict[str, Any] = {"name": routine.name, "version": routine.routine.version,
                            "parameters": dict(routine.values), "replayed_steps": replayed,
                            "agent_steps": agent_steps, "handed_over": handed_over}
@@ -109,8 +110,8 @@ class RoutineRun:
             await asyncio.to_thread(self.store.note_run, name, outcome)
         except Exception:  # the routine was deleted or renamed meanwhile: its run is in the history anyway
             return None
-        replay = agent.replay
-        if replay is None or replay.finished or outcome != "success":
+        replay, driver = agent.replay, getattr(agent, "routine_driver", None)
+        if replay is None or driver is None or not driver.handovers or outcome != "success":
             return None
         try:
             self.saved = await asyncio.to_thread(self._save_repair, agent.run_id, replay)
