@@ -330,3 +330,53 @@ async def test_a_pop_up_over_the_dialog_a_step_answers_is_named_as_the_one_in_th
     assert result.outcome == "error"
     # Named as the pop-up in the way (the Shop's own welcome prompt, which the routine answers, is not).
     assert 'a pop-up is in the way: "Clock keeps stopping"' in result.reason, result.reason
+
+
+def renumber_agent(name: str, number: str) -> Any:
+    """Changes a contact's number: Contacts, the contact, Edit, the Phone field replaced, Save."""
+    from tests.agent_scripts import act, element_id, screen_text
+
+    def answer(role: Any, request: Any) -> dict[str, Any]:
+        if role == "planning":
+            return {"approaches": [{"name": "Edit", "description": "Edit the contact", "steps": ["Edit", "Save"],
+                                    "confidence": 0.9}], "recommended_index": 0}
+        if role == "verifier":
+            return {"done": True, "reason": "saved"}
+        if request.contract is not None and request.contract.name != "act":
+            return {"progressing": True, "reason": "fine"} if request.contract.name == "progress" else {"notes": []}
+        screen = screen_text(request)
+        if "com.google.android.contacts" not in screen.split("\n", 2)[1]:
+            return act({"action": "launch_app", "app": "Contacts"})
+        if f"{number} · Mobile" in screen:
+            return act({"action": "complete", "summary": "renumbered"})
+        phone = element_id(request, "Phone", "field")
+        if phone is not None:
+            return act({"action": "type", "element": phone, "text": number, "clear": True},
+                       {"action": "tap", "element": element_id(request, "Save")})
+        edit = element_id(request, "Edit contact")
+        if edit is not None:
+            return act({"action": "tap", "element": edit})
+        return act({"action": "tap", "element": element_id(request, name) or "e1"})
+    return answer
+
+
+async def test_typing_over_a_field_whose_text_changed_since_is_refused(phones: list[Any]) -> None:
+    (first, first_device), (fresh, fresh_device) = phones
+    task = TASKS_BY_ID["contacts_renumber_frank"]
+    task.setup(first.phone)
+    result, _, _, actions, _ = await run(first_device, task.goal, ScriptedModels(renumber_agent("Frank Osei",
+                                                                                                "555-0166")))
+    assert result.outcome == "success", result.reason
+    routine = learn_routine("renumber", task.goal, actions.records())
+    assert any(s.target and s.target.get("value") == "555-0128" for s in routine.steps)
+
+    task.setup(fresh.phone)
+    result, _, _, _, _ = await run(fresh_device, task.goal, no_model(), routine=routine.bind())
+    assert result.outcome == "success" and task.check(fresh.phone).ok, result.reason
+
+    task.setup(fresh.phone)
+    contacts = fresh.phone.apps["com.google.android.contacts"]
+    next(c for c in contacts.contacts if c.name == "Frank Osei").phone = "555-0199"   # changed since
+    result, _, _, _, _ = await run(fresh_device, task.goal, None, routine=routine.bind(), allow_fallback=False)
+    assert result.outcome == "error"
+    assert 'which held "555-0128" when the routine was learnt and holds "555-0199" now' in result.reason, result.reason

@@ -433,6 +433,13 @@ class RoutineReplayer:
         if step.step.secret and kind == "type":
             params["text"] = await self._secret(step)
         elif kind == "type":
+            if step.action.get("clear") and element is not None and step.target and "value" in step.target:
+                # Replacing a field's text that changed since (a note with an item added) would lose the change.
+                held, now = str(step.target["value"]), " ".join(element.value.split())
+                if held.casefold() != now[:len(held) + 1].casefold():
+                    raise StepError(f"it replaces the text of {target_name(step.target)}, which held \"{held[:80]}\" "
+                                    f"when the routine was learnt and holds \"{now[:80]}\" now: replacing it could "
+                                    "lose what changed")
             unseen = [fact for fact in facts_in(str(params.get("text", "")), routine.task)
                       if not any(fact.casefold() in text for text in self._seen)]
             if unseen:
