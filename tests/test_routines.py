@@ -296,3 +296,26 @@ def test_a_mismatch_shows_where_two_long_texts_part() -> None:
     said = difference(have, have.replace("sunflower42", "bluebird2024"))
     assert said == ('holds "…est and the password is sunflower42" where the run had "…est and the password is '
                     'bluebird2024" (they part at character 81)')
+
+
+async def test_a_fact_missing_from_the_element_lists_is_looked_for_in_the_pictures_only_then() -> None:
+    import io
+    from types import SimpleNamespace
+
+    from PIL import Image
+
+    from relay_desktop.routines.replay import RoutineReplayer
+
+    read: list[object] = []
+
+    class Ocr:
+        async def read(self, image: object) -> list[object]:
+            read.append(image)
+            return [SimpleNamespace(text="Saturday: 18° and sunny")]
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (8, 8)).save(buffer, "JPEG")
+    replayer = RoutineReplayer(SimpleNamespace(ocr=Ocr()), _routine("t").bind())
+    replayer._seen, replayer._pictures = ["carol nguyen 555-0187"], [buffer.getvalue()]
+    assert await replayer._unseen(["555-0187"]) == [] and read == []           # in the element lists: no OCR
+    assert await replayer._unseen(["18°", "4411"]) == ["4411"] and len(read) == 1

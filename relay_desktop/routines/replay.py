@@ -12,6 +12,7 @@ A clean replay ends with the recorded end screen checked, and success.
 from __future__ import annotations
 
 import asyncio
+import io
 import re
 import time
 from dataclasses import dataclass, field
@@ -39,6 +40,7 @@ _STILL_S = 0.1              # how long the mirror must show no change before a r
 _ANYWHERE = ("launch_app", "home", "wait", "recent_apps")
 _SAME_LAYOUT = 0.5
 _MAX_BACKS = 2
+_PICTURES_KEPT = 12
 _TOGGLES = ("tap", "long_press", "set_value")     # steps that only set a state, skipped when it is already so
 _MAX_SCROLLS = 4
 
@@ -72,6 +74,13 @@ def facts_in(text: str, task: str) -> list[str]:
     given = task.casefold()
     found = [m.group(0).strip(".-") for m in _FACT.finditer(text)]
     return list(dict.fromkeys(f for f in found if len(f) >= 4 and f.casefold() not in given))
+
+
+def _decoded(jpeg: bytes) -> Any:
+    from PIL import Image
+
+    with Image.open(io.BytesIO(jpeg)) as image:
+        return image.convert("RGB")
 
 
 def _texts_of(observation: Observation) -> str:
@@ -129,14 +138,23 @@ class RoutineReplayer:
         self.interruption: str | None = None
         self.done: list[str] = []        # what it did, in words (for the agent, should it take over)
         self._seen: list[str] = []       # the texts of every screen it saw (facts it types must be among them)
+        self._pictures: list[bytes] = []  # the pictures of those screens, read only if a fact is not in the texts
 
-    @property
-    def _reads_facts(self) -> bool:
-        """A step types a fact read on the phone: read text off the pixels too, where a web page shows it."""
-        if not hasattr(self, "_facts"):
-            self._facts = any(facts_in(str(s.action.get("text", "")), self.routine.task) for s in self.routine.steps
-                              if s.action.get("action") == "type")
-        return self._facts
+    async def _unseen(self, facts: list[str]) -> list[str]:
+        """The facts no screen of this replay showed: in its element lists, else in the text of its pictures
+        (a web page's text is in the pixels only). The pictures are read only now, when a fact is missing: OCR
+        costs seconds a screen on a slow machine."""
+        missing = [f for f in facts if not any(f.casefold() in text for text in self._seen)]
+        ocr = self.agent.ocr
+        while missing and ocr is not None and self._pictures:
+            picture = self._pictures.pop()
+            try:
+                lines = await ocr.read(await asyncio.to_thread(_decoded, picture))
+            except Exception:  # no OCR after all: the facts stay unseen, and the agent takes over
+                return missing
+            text = "\n".join(line.text for line in lines).casefold()
+            missing = [f for f in missing if f.casefold() not in text]
+        return missing
 
     def _log(self, message: str, level: str = "info") -> None:
         self.agent.log(message, level)
@@ -258,8 +276,10 @@ class RoutineReplayer:
             # Text read from pixels only when the step's target was such text: OCR costs seconds on a slow machine.
             ocr = step is not None and step.target is not None and bool(step.target.get("ocr"))
             observation = await agent.capture(previous.element_map if previous is not None else None,
-                                              ocr or self._reads_facts, since=settled)
+                                              ocr, since=settled)
             self._seen.append(_texts_of(observation))
+            if observation.screenshot is not None:
+                self._pictures = [*self._pictures, observation.screenshot.jpeg][-_PICTURES_KEPT:]
             # A pop-up nobody asked for is said as such (under it, the previous step's effect cannot be seen).
             problem = self._in_the_way(step, observation) if step is not None else None
             if problem is None and before is not None and previous is not None:
@@ -440,8 +460,7 @@ class RoutineReplayer:
                     raise StepError(f"it replaces the text of {target_name(step.target)}, which held \"{held[:80]}\" "
                                     f"when the routine was learnt and holds \"{now[:80]}\" now: replacing it could "
                                     "lose what changed")
-            unseen = [fact for fact in facts_in(str(params.get("text", "")), routine.task)
-                      if not any(fact.casefold() in text for text in self._seen)]
+            unseen = await self._unseen(facts_in(str(params.get("text", "")), routine.task))
             if unseen:
                 # A number or a code the first run read somewhere on the phone: typed again only if this replay has
                 # seen it too (the note may hold another password by now).
