@@ -36,7 +36,7 @@ def replay_fields(ran: AgentRun) -> dict[str, Any]:
 
 
 class ReplayBench:
-    def __init__(self, bench: BenchRun, perturb: bool) -> None:
+    def __init__(self, bench: BenchRun, perturb: str | None) -> None:
         self.bench = bench
         self.perturb = perturb
         self._folder: tempfile.TemporaryDirectory[str] | None = None
@@ -82,7 +82,7 @@ class ReplayBench:
         from relay_desktop.routines.service import RoutineRun
         from relay_desktop.sim.perturb import KINDS, perturb
 
-        kind = KINDS[position % len(KINDS)]
+        kind = KINDS[position % len(KINDS)] if self.perturb in (None, "all") else str(self.perturb)
         done: list[Any] = []
 
         async def change(virtual_phone: Any) -> None:

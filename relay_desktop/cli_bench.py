@@ -62,10 +62,12 @@ def register(commands: Any) -> None:
     bench.add_argument("--replay", action="store_true",
                        help="save each solved task as a routine and run it again on a fresh phone with routines on "
                             "(each row gets the replay's result; the summary a replay line)")
-    bench.add_argument("--perturb", action="store_true",
-                       help="with --replay: also replay on a changed phone (a pop-up first, the app left on another "
-                            "screen, a new item at the top of its lists; one per task, in turn), which the agent must "
-                            "take over from, and then the repaired routine once more")
+    bench.add_argument("--perturb", nargs="?", const="all", choices=("all", "popup", "elsewhere", "moved"),
+                       metavar="KIND",
+                       help="with --replay: also replay on a changed phone, which the replay must get past or hand "
+                            "over from, then the repaired routine once more. KIND: popup (a crash dialog first), "
+                            "elsewhere (the app left on another screen), moved (a new item at the top of its lists), "
+                            "or all (the default: one kind per task, in turn)")
     bench.set_defaults(command="bench", handler=_run_bench_command)
 
 
@@ -160,7 +162,7 @@ class BenchRun:
                  realistic: bool = False, history: bool = True, on_row: Callable[[BenchRow], None] | None = None,
                  on_event: Callable[[Event], None] | None = None,
                  on_start: Callable[[bool], None] | None = None, allow_fallback: bool = False,
-                 phones: int = 1, split_screen: bool = True, replay: bool = False, perturb: bool = False) -> None:
+                 phones: int = 1, split_screen: bool = True, replay: bool = False, perturb: str | None = None) -> None:
         from relay_desktop.bench_replay import ReplayBench
 
         self.say = say

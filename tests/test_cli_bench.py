@@ -284,16 +284,17 @@ async def test_replay_runs_the_saved_routine_on_a_fresh_phone_then_a_perturbed_o
 
     task = TASKS_BY_ID["messages_text_bob"]
     models = ScriptedModels(text_agent("Bob", "running late"))
-    [row] = await run_bench([task], models, replay=True, perturb=True, history=False, say=lambda line: None)
+    [row] = await run_bench([task], models, replay=True, perturb="all", history=False, say=lambda line: None)
     assert row.solved and row.requests > 0
     assert row.replay is not None
     assert row.replay["solved"] and row.replay["requests"] == 0 and row.replay["replayed_steps"] == 4
     assert row.replay["agent_steps"] == 0
     perturbed = row.perturbed
     assert perturbed is not None and perturbed["kind"] == "popup" and "keeps stopping" in perturbed["what"]
-    # The agent took over at the pop-up: no request before it, some after; its fix then replays with none.
+    # The agent took over at the pop-up: no request before it, some after (it cleared the pop-up, and the replay
+    # went on); its fix then replays with none.
     assert perturbed["solved"] and perturbed["replay_requests"] == 0 and perturbed["requests"] > 0
-    assert perturbed["replayed_steps"] >= 1 and perturbed["agent_steps"] >= 1
+    assert perturbed["replayed_steps"] == 4 and perturbed["agent_steps"] == 1
     assert perturbed["repaired"]["solved"] and perturbed["repaired"]["requests"] == 0
     assert perturbed["repaired"]["version"] == 2
 
@@ -310,3 +311,8 @@ def test_replay_columns_json_and_summary_line(home: Path, capsys: pytest.Capture
     assert lines[-1]["summary"]["replay"]["zero_requests"] == 1
     assert main(["bench", "--task", "wifi_on", "--fallback", "--perturb"]) == 2
     assert "--perturb goes with --replay" in capsys.readouterr().err
+    assert main(["bench", "--task", "wifi_on", "--task", "bluetooth_off", "--fallback", "--allow-fallback",
+                 "--replay", "--perturb", "elsewhere", "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()][:-1]
+    assert [row["perturbed"]["kind"] for row in rows] == ["elsewhere", "elsewhere"]
+    assert all(row["perturbed"]["solved"] for row in rows)
