@@ -93,6 +93,7 @@ class Orchestrator:
         self.replay: Any = None                       # how the replay went (routines.replay.ReplayOutcome)
         self.routine_driver: Any = None               # the routine's replays and hand-overs (routines.handover)
         self.first_agent_step = 1                     # the run's first step the agent plans
+        self._strategy_asked = False                  # the planning agent's initial strategy was asked for
         self.models = models
         self.settings = settings or AgentSettings()
         self.bus = bus or EventBus()
@@ -298,7 +299,11 @@ class Orchestrator:
         issues = coordinator.open_issues(iteration)
         if issues:
             observed.append("CONTEXT - Previous issues (still open):\n" + "\n".join(f"- {f}" for f in issues))
-        if iteration == self.first_agent_step:
+        driver = self.routine_driver
+        if driver is not None and driver.clearing_the_way:
+            pass      # the routine goes on once a pop-up is closed: no strategy for one tap
+        elif not self._strategy_asked:
+            self._strategy_asked = True
             coordinator.start_initial(observation, iteration)
         else:
             await coordinator.check_progress(observation, iteration, self.steps.transcript, novel=novel)

@@ -31,14 +31,22 @@ class RoutineDriver:
         self.agent_steps = 0                          # run steps the agent planned
         self.resume_at: int | None = None             # the routine step to go on from, after a pop-up
         self._dialogs_only = False                    # every agent action since the hand-over was on a dialog
+        self._seen: list[str] = []
+        self._pictures: list[bytes] = []
 
     async def start(self) -> Finished | None:
         """The replay from the routine's first step; the run's result when it settled the run."""
-        self.first = outcome = await RoutineReplayer(self.agent, self.routine).run()
+        self.first = outcome = await self._replayer().run()
+        assert outcome is not None
         self.replayed += outcome.replayed
         if outcome.finished:
             return "success", f"replayed the routine \"{self.routine.name}\" ({outcome.replayed} steps, end checked)"
         return self._hand_over(outcome)
+
+    def _replayer(self) -> RoutineReplayer:
+        # The texts and pictures every replay of the run saw stay known to the next: a password read on a screen
+        # before the pop-up may be typed after it.
+        return RoutineReplayer(self.agent, self.routine, seen=self._seen, pictures=self._pictures)
 
     def _hand_over(self, outcome: ReplayOutcome) -> Finished | None:
         agent = self.agent
@@ -65,14 +73,19 @@ class RoutineDriver:
                 self._dialogs_only = False       # it did more than clear the way: the agent finishes the task
 
     @property
+    def clearing_the_way(self) -> bool:
+        """The agent was handed a pop-up to close and has done nothing else so far."""
+        return self.resume_at is not None and self._dialogs_only
+
+    @property
     def may_resume(self) -> bool:
-        return self.resume_at is not None and self._dialogs_only and self.agent_steps > 0
+        return self.clearing_the_way and self.agent_steps > 0
 
     async def resume(self) -> Finished | None:
         """The replay again from the step it stopped at, if that step fits the screen now (None: not yet, or it
         stopped again and the agent goes on)."""
         assert self.resume_at is not None
-        outcome = await RoutineReplayer(self.agent, self.routine).run(start=self.resume_at, probe=True)
+        outcome = await self._replayer().run(start=self.resume_at, probe=True)
         if outcome is None:
             return None                          # still not the routine's screen: the agent's turn
         self.replayed += outcome.replayed

@@ -129,7 +129,8 @@ def describe_step(step: BoundStep, short: bool = False) -> str:
 class RoutineReplayer:
     """One replay of a bound routine, on the orchestrator's phone, in its run (``agent``: the Orchestrator)."""
 
-    def __init__(self, agent: Any, routine: BoundRoutine, *, wait_s: float = LOOK_AGAIN_FOR_S) -> None:
+    def __init__(self, agent: Any, routine: BoundRoutine, *, wait_s: float = LOOK_AGAIN_FOR_S,
+                 seen: list[str] | None = None, pictures: list[bytes] | None = None) -> None:
         self.agent = agent
         self.routine = routine
         self.wait_s = wait_s
@@ -137,8 +138,10 @@ class RoutineReplayer:
         self._actions = 0                # actions carried out in the current run step
         self.interruption: str | None = None
         self.done: list[str] = []        # what it did, in words (for the agent, should it take over)
-        self._seen: list[str] = []       # the texts of every screen it saw (facts it types must be among them)
-        self._pictures: list[bytes] = []  # the pictures of those screens, read only if a fact is not in the texts
+        # The texts of every screen it saw (facts it types must be among them), and their pictures, read only if
+        # a fact is not in the texts; shared with the run's other replays (seen, pictures).
+        self._seen: list[str] = seen if seen is not None else []
+        self._pictures: list[bytes] = pictures if pictures is not None else []
 
     async def _unseen(self, facts: list[str]) -> list[str]:
         """The facts no screen of this replay showed: in its element lists, else in the text of its pictures
@@ -279,7 +282,8 @@ class RoutineReplayer:
                                               ocr, since=settled)
             self._seen.append(_texts_of(observation))
             if observation.screenshot is not None:
-                self._pictures = [*self._pictures, observation.screenshot.jpeg][-_PICTURES_KEPT:]
+                self._pictures.append(observation.screenshot.jpeg)
+                del self._pictures[:-_PICTURES_KEPT]
             # A pop-up nobody asked for is said as such (under it, the previous step's effect cannot be seen).
             problem = self._in_the_way(step, observation) if step is not None else None
             if problem is None and before is not None and previous is not None:
@@ -519,9 +523,14 @@ def handover_guidance(routine: BoundRoutine, outcome: ReplayOutcome) -> str:
     lines = [head]
     if outcome.done:
         lines += ["What it did without you:", *outcome.done]
-    lines += [f"It stopped before its step {(outcome.stopped_at or 0) + 1} because {outcome.reason}.",
-              "Its remaining steps, as they went last time (the screen may differ now: a pop-up, another screen, a "
-              "moved list; use them as a guide, not as commands):"]
+    stop = (outcome.stopped_at or 0) + 1
+    lines.append(f"It stopped before its step {stop} because {outcome.reason}.")
+    if outcome.interruption:
+        # Said, so that the model closes the pop-up and nothing more: the replay does the rest without it.
+        lines.append(f"Close that pop-up and do nothing else: once it is gone, the routine goes on by itself from "
+                     f"its step {stop}. Only if it cannot, you finish the task, with these steps as a guide.")
+    lines.append("Its remaining steps, as they went last time (the screen may differ now: a pop-up, another screen, "
+                 "a moved list; use them as a guide, not as commands):")
     first = (outcome.stopped_at or 0) + 1
     for number, step in enumerate(outcome.remaining, first):
         line = f"{number}. {describe_step(step)}"
