@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import io
-import re
 import time
-from dataclasses import dataclass, field
 from typing import Any
 
 from relay_desktop.agent.actions import ResolvedStep, SemanticActionPlan, Step, StepError, resolve_step
@@ -28,52 +26,19 @@ from relay_desktop.llm.redaction import register_secret
 from relay_desktop.perception import current_dialog, diff_maps
 from relay_desktop.perception.screen import screen_title
 from relay_desktop.routines.effects import already_done, check_effect, check_end, title_matches
+from relay_desktop.routines.guidance import describe_step, facts_in, handover_guidance
 from relay_desktop.routines.identity import find_target, layout_similarity, short_text, target_name
 from relay_desktop.routines.model import BoundRoutine, BoundStep
+from relay_desktop.routines.outcome import Look, ReplayOutcome
+from relay_desktop.routines.wayfinding import ANYWHERE, SAME_LAYOUT, WayFinding
 
-__all__ = ["Look", "ReplayOutcome", "RoutineReplayer", "describe_step", "handover_guidance"]
+__all__ = ["Look", "ReplayOutcome", "RoutineReplayer", "describe_step", "facts_in", "handover_guidance"]
 
 LOOK_AGAIN_FOR_S = 5.0       # how long a step waits for its screen (an animation, a slow app) before handing over
 _PAUSES = (0.15, 0.3, 0.5, 0.8)
 _STILL_S = 0.1              # how long the mirror must show no change before a replayed step looks
-# Steps that act from whatever screen is in front.
-_ANYWHERE = ("launch_app", "home", "wait", "recent_apps")
-_SAME_LAYOUT = 0.5
-_MAX_BACKS = 2
 _PICTURES_KEPT = 12
 _TOGGLES = ("tap", "long_press", "set_value")     # steps that only set a state, skipped when it is already so
-_MAX_SCROLLS = 4
-
-
-@dataclass(frozen=True)
-class Look:
-    observation: Observation
-    problem: str | None = None           # why the step cannot go ahead on this screen
-    element: Any = None                  # the step's target on it, when found
-
-
-@dataclass
-class ReplayOutcome:
-    finished: bool                         # every step replayed and the end checked
-    replayed: int                          # steps carried out from the routine
-    reason: str = ""                       # why it stopped, when it did
-    stopped_at: int | None = None          # the routine step (0-based) it stopped before
-    remaining: list[BoundStep] = field(default_factory=list)
-    last: Observation | None = None        # the screen it stopped on
-    interruption: str | None = None        # the dialog in its way, when that is why it stopped
-    ended_at: float = field(default_factory=time.monotonic)
-    done: list[str] = field(default_factory=list)   # what the replay did, step by step, in words
-
-
-_FACT = re.compile(r"[\w.@+$€£-]*\d[\w.@+$€£-]*")
-
-
-def facts_in(text: str, task: str) -> list[str]:
-    """The numbers and codes a text holds that the task does not give: read on the phone, so they may change
-    ("bluebird2024", "555-0187", "$35.00")."""
-    given = task.casefold()
-    found = [m.group(0).strip(".-") for m in _FACT.finditer(text)]
-    return list(dict.fromkeys(f for f in found if len(f) >= 4 and f.casefold() not in given))
 
 
 def _decoded(jpeg: bytes) -> Any:
@@ -87,46 +52,7 @@ def _texts_of(observation: Observation) -> str:
     return "\n".join(f"{e.label}\n{e.value}" for e in observation.element_map.elements).casefold()
 
 
-def describe_step(step: BoundStep, short: bool = False) -> str:
-    """One line for guidance and logs: ``tap button "Send SMS" in com.google.android.apps.messaging → …``;
-    ``short``: the action and its target only."""
-    action = dict(step.action)
-    kind = str(action.pop("action", ""))
-    words = [kind.replace("_", " ")]
-    if step.target is not None and step.needs:
-        # Its recorded label held a parameter: what it must show now, not the recorded label with a value in it.
-        words.append(f'{step.target.get("role") or "element"} showing "{" ".join(step.needs)}"')
-    elif step.target is not None:
-        words.append(target_name(step.target))
-    for key in ("app", "direction", "key", "value", "from_edge"):
-        if key in action:
-            words.append(str(action[key]))
-    if "text" in action:
-        words.append(f'"{" ⏎ ".join(str(action["text"]).splitlines())}"')
-        if action.get("clear"):
-            words.append("(replacing its text)")
-        if action.get("submit"):
-            words.append("and Enter")
-    elif step.step.secret:
-        words.append("(a password)")
-    if short:
-        return " ".join(words)
-    if step.target is not None and step.target.get("package"):
-        words.append(f"in {step.target['package']}")
-    expect = step.expect or {}
-    if expect.get("app"):
-        then = f"opens {expect['app']}"
-    elif expect.get("title"):
-        shown = [need for need in step.expect_needs if need.casefold() in str(expect["title"]).casefold()]
-        then = f"leads to a screen showing \"{' '.join(shown)}\"" if shown else f"leads to \"{expect['title']}\""
-    elif expect.get("states"):
-        then = f"turns it {' '.join(expect['states'])}"
-    else:
-        then = ""
-    return " ".join(words) + (f" → {then}" if then else "")
-
-
-class RoutineReplayer:
+class RoutineReplayer(WayFinding):
     """One replay of a bound routine, on the orchestrator's phone, in its run (``agent``: the Orchestrator)."""
 
     def __init__(self, agent: Any, routine: BoundRoutine, *, wait_s: float = LOOK_AGAIN_FOR_S,
@@ -308,63 +234,6 @@ class RoutineReplayer:
 
     # ------------------------------------------------------------ finding the way back, without a model
 
-    def _recoverable(self, step: BoundStep, look: Look) -> bool:
-        """The app is the one the step expects, no pop-up is in the way, and the step acts on a screen."""
-        screen = step.screen
-        return (str(step.action.get("action")) not in _ANYWHERE and bool(screen.get("app"))
-                and look.observation.app == screen["app"] and current_dialog(look.observation.element_map) is None)
-
-    async def _recover(self, step: BoundStep, look: Look) -> Look | None:
-        """What a person does before giving up: the app is right but on another screen (it was left there and
-        opened where it was) — go back to the screen the step expects; the screen is right but the target is
-        not in sight — scroll its list to it. Each move is an action of this run step, in its history."""
-        title = step.screen.get("title")
-        now = screen_title(look.observation.element_map) or ""
-        if title:
-            same = title_matches(title, now, step.screen_needs)
-        else:   # an untitled screen is known by its layout
-            same = layout_similarity(step.screen.get("layout") or [], look.observation.element_map) >= _SAME_LAYOUT
-        if not same:
-            return await self._back_to(step, look, f"\"{title}\"" if title else "the one the step expects")
-        place = (step.target or {}).get("place")
-        if place:
-            return await self._scroll_to(step, look, place)
-        return None
-
-    async def _back_to(self, step: BoundStep, look: Look, expected: str) -> Look | None:
-        app = step.screen["app"]
-        for attempt in range(1, _MAX_BACKS + 1):
-            now = screen_title(look.observation.element_map)
-            self._log(f"The app is on another screen ({f'{chr(34)}{now}{chr(34)}' if now else 'an untitled one'}), "
-                      f"not {expected}: going back to it (no model needed)")
-            await self._move(Step("back"), look.observation)
-            look = await self._look(step, look.observation, None)
-            if look.problem is None:
-                return look
-            if look.observation.app != app or attempt == _MAX_BACKS:
-                return None
-        return None
-
-    async def _scroll_to(self, step: BoundStep, look: Look, place: dict[str, Any]) -> Look | None:
-        container = next((e for e in look.observation.element_map.elements if e.role == "scroll" and
-                          e.node.id_name == place.get("list")), None)
-        if container is None:
-            return None
-        for direction, times in (("down", _MAX_SCROLLS), ("up", 2 * _MAX_SCROLLS)):
-            for _ in range(times):
-                self._log(f"{target_name(step.target)} is not in sight: scrolling its list {direction} for it "
-                          "(no model needed)")
-                before = look.observation.fingerprint
-                await self._move(Step("scroll", {"element": container.id, "direction": direction}), look.observation)
-                look = await self._look(step, look.observation, None)
-                if look.problem is None:
-                    return look
-                found = look.observation.element_map.get(container.id)
-                if found is None or look.observation.fingerprint == before:
-                    break          # the end of the list (nothing moved), or the list is gone
-                container = found
-        return None
-
     async def _move(self, move: Step, observation: Observation) -> None:
         resolved = resolve_step(move, observation.element_map)
         await self.agent.steps.act(resolved, observation, self._actions)
@@ -386,7 +255,7 @@ class RoutineReplayer:
 
     def _in_the_way(self, step: BoundStep, observation: Observation) -> str | None:
         """A dialog the recording did not have (or another one than it had) over the screen the step acts on."""
-        if str(step.action.get("action")) in _ANYWHERE or step.step.optional:
+        if str(step.action.get("action")) in ANYWHERE or step.step.optional:
             return None
         dialog = current_dialog(observation.element_map)
         if dialog is None:
@@ -404,7 +273,7 @@ class RoutineReplayer:
     def _ready(self, step: BoundStep, observation: Observation) -> tuple[str | None, Any]:
         kind = str(step.action.get("action"))
         screen = step.screen
-        if kind not in _ANYWHERE:
+        if kind not in ANYWHERE:
             app = screen.get("app")
             if app and observation.app and observation.app != app:
                 return f"{observation.app} is in front, where the step expects {app}", None
@@ -416,7 +285,7 @@ class RoutineReplayer:
         if match.element is None:
             problem = match.problem
             similar = layout_similarity(screen.get("layout") or [], observation.element_map)
-            if similar < _SAME_LAYOUT and not match.candidates:
+            if similar < SAME_LAYOUT and not match.candidates:
                 now, expected = screen_title(observation.element_map), screen.get("title")
                 if now and expected and now != expected:
                     problem += f", and the screen is another one (\"{now}\", where the step expects \"{expected}\")"
@@ -505,39 +374,3 @@ class RoutineReplayer:
         register_secret(answer)
         agent.steps.answers.append(answer)
         return answer
-
-
-def handover_guidance(routine: BoundRoutine, outcome: ReplayOutcome) -> str:
-    """What the agent is told when it takes over from a routine: how far the replay got, why it stopped, and
-    the routine's remaining steps as they went last time (a guide, not commands: the screen may differ)."""
-    total = len(routine.steps)
-    done = ("none of its steps was carried out" if outcome.replayed == 0 else
-            "its first step was carried out without you (it is done: see the screen)" if outcome.replayed == 1 else
-            f"its first {outcome.replayed} steps were carried out without you (they are done: see the screen)")
-    head = (f"ROUTINE: a saved routine (\"{routine.name}\"), learnt from an earlier successful run of this task, has "
-            f"{total} steps; {done}.")
-    if not outcome.remaining:
-        did = "\nWhat it did without you:\n" + "\n".join(outcome.done) if outcome.done else ""
-        return (f"{head}{did}\nAll of them ran, but the end check failed: {outcome.reason}. Check the screen and "
-                "finish the task.")
-    lines = [head]
-    if outcome.done:
-        lines += ["What it did without you:", *outcome.done]
-    stop = (outcome.stopped_at or 0) + 1
-    lines.append(f"It stopped before its step {stop} because {outcome.reason}.")
-    if outcome.interruption:
-        # Said, so that the model closes the pop-up and nothing more: the replay does the rest without it.
-        lines.append(f"Close that pop-up and do nothing else: once it is gone, the routine goes on by itself from "
-                     f"its step {stop}. Only if it cannot, you finish the task, with these steps as a guide.")
-    lines.append("Its remaining steps, as they went last time (the screen may differ now: a pop-up, another screen, "
-                 "a moved list; use them as a guide, not as commands):")
-    first = (outcome.stopped_at or 0) + 1
-    for number, step in enumerate(outcome.remaining, first):
-        line = f"{number}. {describe_step(step)}"
-        facts = facts_in(str(step.action.get("text", "")), routine.task) if step.action.get("action") == "type" \
-            else []
-        if facts:
-            # A model that trusts the routine would send last time's password without reading the note.
-            line += f" — {', '.join(facts)} is what the phone showed last time: read it again before typing"
-        lines.append(line)
-    return "\n".join(lines)
