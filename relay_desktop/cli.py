@@ -120,13 +120,14 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--timeout", type=float, default=20.0, help="seconds to wait for an answer (default 20)")
     check.set_defaults(command="check-provider", handler=_run_check_provider)
 
-    from relay_desktop import cli_bench, cli_mcp, cli_run
+    from relay_desktop import cli_bench, cli_mcp, cli_run, cli_secrets
     from relay_desktop.routines import commands as routines_commands
     from relay_desktop.runs import commands as runs_commands
 
     cli_run.register(commands)
     runs_commands.register(commands)
     routines_commands.register(commands)
+    cli_secrets.register(commands)
     cli_bench.register(commands)
     cli_mcp.register(commands)
     return parser

@@ -281,6 +281,7 @@ class BenchRun:
         from relay_desktop.agent.settings import AgentSettings
         from relay_desktop.mirror.mirrored_phone import MirroredPhone
         from relay_desktop.runs import RunRecorder
+        from relay_desktop.user_secrets import SecretStore
 
         service, device, mirror, counting, knowledge = on.service, on.device, on.mirror, on.counting, on.knowledge
         task.setup(service.phone)
@@ -300,7 +301,7 @@ class BenchRun:
                                                                     allow_fallback=self.allow_fallback,
                                                                     split_screen=self.split_screen),
                              bus=bus, handlers=ScriptedUser(task.answers), knowledge=knowledge,
-                             describe_models=describe_models, routine=routine)
+                             describe_models=describe_models, routine=routine, secrets=SecretStore())
         if counting is not None:
             counting.tally = tally
         self._agents.add(agent)

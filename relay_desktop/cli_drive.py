@@ -49,6 +49,7 @@ async def drive(device: Any, service: Any, task: str, options: DriveOptions, out
     from relay_desktop.mirror.mirrored_phone import MirroredPhone
     from relay_desktop.routines.service import RoutineRun
     from relay_desktop.runs import RunRecorder, RunStore
+    from relay_desktop.user_secrets import SecretStore
 
     bus = EventBus()
     bus.subscribe(out.print_event)
@@ -71,7 +72,7 @@ async def drive(device: Any, service: Any, task: str, options: DriveOptions, out
         agent = Orchestrator(MirroredPhone(device, mirror), router, settings=options.settings, bus=bus,
                              handlers=TerminalHandlers(options.approve_all, out.line),
                              knowledge=AppKnowledgeCache(models=router) if router is not None else None,
-                             describe_models=options.describe_models, routine=routine)
+                             describe_models=options.describe_models, routine=routine, secrets=SecretStore())
         if on_agent is not None:
             on_agent(agent)
         running = asyncio.ensure_future(agent.run(task))

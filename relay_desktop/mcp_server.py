@@ -113,6 +113,7 @@ class _Runs:
         from relay_desktop.agent.knowledge import AppKnowledgeCache
         from relay_desktop.agent.orchestrator import Orchestrator
         from relay_desktop.llm.router import ModelRouter
+        from relay_desktop.user_secrets import SecretStore
 
         problem = task_problem(task)
         if problem is not None:
@@ -143,7 +144,8 @@ class _Runs:
         self.agent = agent = Orchestrator(
             phone, router, settings=settings, bus=EventBus(), handlers=handlers,
             knowledge=AppKnowledgeCache(models=router) if router is not None else None,
-            describe_models=llm.to_dict() if llm is not None else {"planner": "fallback"}, routine=routine)
+            describe_models=llm.to_dict() if llm is not None else {"planner": "fallback"}, routine=routine,
+            secrets=SecretStore())
         self.started.set()
         # The run, and its history, in a task of its own (as `run` does): stop_task cancels that task, never this
         # request; and when the client cancels the request, the run still stops cleanly and is saved.

@@ -133,7 +133,8 @@ def test_parse_plan_builds_steps_with_their_params() -> None:
 
 @pytest.mark.parametrize(("steps", "message"), [
     ([{"action": "back"}, {"action": "fly"}], "step 2: unknown action 'fly'; use one of tap, long_press"),
-    ([{"action": "type", "element": "e3"}], "step 1 (type): step: 'text' is a required property"),
+    ([{"action": "type", "element": "e3"}], "step 1 (type): give either text or the name of a saved secret"),
+    ([{"action": "type", "text": "1234", "secret": "pin"}], "step 1 (type): give either text or the name of a saved"),
     ([{"action": "scroll", "direction": "sideways"}], "step 1 (scroll): direction: 'sideways' is not one of"),
     ([{"action": "back"}, {"action": "back"}, "tap e3"], "step 3 is not an object"),
     ([["tap", "e3"]], "step 1 is not an object"),

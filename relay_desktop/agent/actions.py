@@ -56,11 +56,13 @@ ACTIONS: dict[str, ActionSpec] = {spec.name: spec for spec in (
                {"element": _ELEMENT, "x": _POINT, "y": _POINT}, targets_element=True),
     ActionSpec("long_press", "Press and hold an element (opens context menus, starts selection).",
                {"element": _ELEMENT, "x": _POINT, "y": _POINT}, targets_element=True),
-    ActionSpec("type", "Type text into a field: taps the field first when an element is given.",
+    ActionSpec("type", "Type text into a field (or secret=NAME: a secret the user saved, typed without you "
+               "ever seeing it): taps the field first when an element is given.",
                {"element": _ELEMENT, "text": {"type": "string"},
+                "secret": {"type": "string", "description": "the name of a saved secret to type instead of text"},
                 "clear": {"type": "boolean", "description": "delete the field's current text first"},
                 "submit": {"type": "boolean", "description": "press Enter after typing"}},
-               required=("text",), targets_element=True),
+               targets_element=True),
     ActionSpec("swipe", "Drag a finger in a direction (content moves with it), from an element, from a screen "
                "edge (from_edge=top, down: notifications, again: Quick Settings) or across the middle.",
                {"direction": {"enum": list(DIRECTIONS)}, "element": _ELEMENT,
@@ -173,6 +175,8 @@ class Step:
         for key in ("direction", "key", "app", "value"):
             if key in p:
                 parts.append(str(p[key]))
+        if "secret" in p:
+            parts.append(f"secret:{p['secret']}")
         for key in ("text", "question", "summary", "reason", "command"):
             if key in p:
                 text = str(p[key])
@@ -227,7 +231,7 @@ def _check_step(raw: Any, index: int, specs: dict[str, ActionSpec]) -> Step:
     # Models often add empty or null parameters another action would use; they mean "not given" — except an
     # empty required value, which is meant (type text="" with clear=true empties a field).
     params = {k: v for k, v in raw.items()
-              if k != "action" and v is not None and (v != "" or k in spec.required)}
+              if k != "action" and v is not None and (v != "" or k in spec.required or (name, k) == ("type", "text"))}
     extra = sorted(set(params) - set(spec.params))
     for key in extra:
         del params[key]
@@ -239,6 +243,8 @@ def _check_step(raw: Any, index: int, specs: dict[str, ActionSpec]) -> Step:
     if spec.targets_element and name in ("tap", "long_press") and "element" not in params \
             and not ("x" in params and "y" in params):
         raise StepError(f"step {index + 1} ({name}): give an element id")
+    if name == "type" and ("text" in params) == ("secret" in params):
+        raise StepError(f"step {index + 1} (type): give either text or the name of a saved secret")
     return Step(name, params)
 
 

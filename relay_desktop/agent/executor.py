@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from relay_desktop.agent.actions import ResolvedStep, StepError, finger_vector
 from relay_desktop.agent.control import RunControl, RunStopped
@@ -33,10 +34,12 @@ SWIPE_MS = 350
 
 
 class Executor:
-    def __init__(self, phone: Phone, control: RunControl, shell_allowed: tuple[str, ...] = ()) -> None:
+    def __init__(self, phone: Phone, control: RunControl, shell_allowed: tuple[str, ...] = (),
+                 secrets: Any = None) -> None:
         self.phone = phone
         self.control = control
         self.shell_allowed = shell_allowed
+        self.secrets = secrets                 # the user's saved secrets (user_secrets.SecretStore), by name
         self.launched: str | None = None       # package of the last app opened with launch_app
 
     async def _send(self, command: Callable[[], Awaitable[object]]) -> None:
@@ -117,7 +120,8 @@ class Executor:
 
     async def _type(self, resolved: ResolvedStep, observation: Observation) -> str:
         step, phone = resolved.step, self.phone
-        text = str(step.params["text"])
+        name = step.params.get("secret")
+        text = await self._secret(str(name)) if name else str(step.params["text"])
         done = []
         if resolved.point is not None:
             x, y = resolved.point
@@ -132,11 +136,18 @@ class Executor:
             done.append("cleared it")
         if text:
             await self._send(lambda: phone.type_text(text))
-            done.append(f'typed "{text}"')
+            done.append(f'typed the secret "{name}"' if name else f'typed "{text}"')
         if step.params.get("submit"):
             await self._send(lambda: phone.press_key("ENTER"))
             done.append("pressed Enter")
         return ", ".join(done)
+
+    async def _secret(self, name: str) -> str:
+        """A saved secret's value, for the phone only (it is masked wherever else it could show)."""
+        secret = await self.secrets.aget(name) if self.secrets is not None else None
+        if secret is None:
+            raise StepError(f"no secret called {name!r} is saved; use one of the saved secrets' names, or ask_user")
+        return str(secret.reveal())
 
     async def _swipe(self, resolved: ResolvedStep, observation: Observation) -> str:
         step = resolved.step

@@ -86,8 +86,12 @@ class Orchestrator:
                  bus: EventBus | None = None, handlers: Handlers | None = None,
                  knowledge: AppKnowledgeCache | None = None, control: RunControl | None = None,
                  run_id: str | None = None, describe_models: dict[str, Any] | None = None,
-                 routine: Any = None) -> None:
+                 routine: Any = None, secrets: Any = None) -> None:
         self.phone = phone
+        # The user's saved secrets (user_secrets.SecretStore): the model is told their names, the phone gets a
+        # value when a step types one.
+        self.secrets = secrets
+        self.secret_names: list[str] = []
         # A routine (routines.model.BoundRoutine) to replay first; the agent takes over where it stops.
         self.routine = routine
         self.replay: Any = None                       # how the replay went (routines.replay.ReplayOutcome)
@@ -207,7 +211,8 @@ class Orchestrator:
         """The run's parts: conversation, guards, executor, supervisors, the step runner."""
         self.conversation = Conversation(task)
         self.guards = LoopGuards()
-        self.executor = Executor(self.phone, self.control, shell_allowed=self.settings.shell_allowed)
+        self.executor = Executor(self.phone, self.control, shell_allowed=self.settings.shell_allowed,
+                                 secrets=self.secrets)
         planner = PlanningAgent(self.models, meter=self.meter) if self.models is not None else None
         checker = ProgressChecker(self.models, self.meter) if self.models is not None else None
         self.completion = CompletionVerifier(self.models, self.meter) if self.models is not None else None
@@ -236,6 +241,11 @@ class Orchestrator:
         describe = getattr(self.phone, "describe", None)
         if describe is not None:
             self.log(describe())
+        if self.secrets is not None:
+            self.secret_names = [s.name for s in await self.secrets.anames()]
+            if self.secret_names:
+                self.log(f"Saved secrets the agent may type (by name; the model never sees a value): "
+                         f"{', '.join(self.secret_names)}")
         start_reading = getattr(self.phone, "start_reading", None)
         if start_reading is not None:     # how the screen is read (the fast server, or uiautomator dump)
             self.log(await start_reading())
@@ -349,7 +359,8 @@ class Orchestrator:
         if self.conversation.context and key == getattr(self, "_pinned_key", None):
             return
         self._pinned_key = key
-        self.conversation.context = pinned_context(observation, await self.context.installed_apps(), key[0])
+        self.conversation.context = pinned_context(observation, await self.context.installed_apps(), key[0],
+                                                   self.secret_names)
 
     async def _settle(self) -> None:
         """Let the screen finish reacting before the next capture: watch the mirror when there is one."""

@@ -152,10 +152,14 @@ def fast_user_prompt(observation: Observation, *, step: int, max_steps: int, dif
     return "\n\n".join(parts)
 
 
-def pinned_context(observation: Observation, apps: Sequence[AppInfo], knowledge: str = "") -> str:
-    """The phone, for the pinned message: device, installed apps and, once known, one line per app on what it
-    can do."""
+def pinned_context(observation: Observation, apps: Sequence[AppInfo], knowledge: str = "",
+                   secrets: Sequence[str] = ()) -> str:
+    """The phone, for the pinned message: device, installed apps, once known one line per app on what it can
+    do, and the names of the user's saved secrets (never their values)."""
     block = device_block(observation, apps)
     if knowledge.strip():
         block += "\nWhat the apps can do:\n" + knowledge.strip()
+    if secrets:
+        block += ("\nSaved secrets (type one with type(element, secret=NAME): it goes to the phone, you never see "
+                  "it, and it is the user's answer for what it names): " + ", ".join(secrets))
     return block

@@ -58,7 +58,9 @@ def sensitive_reason(resolved: ResolvedStep, observation: Observation) -> str | 
         field = target or focused_field(observation.element_map)
         name = f"{field.label} {field.hint}" if field is not None else ""
         if _MESSAGE_FIELD.search(name):
-            return f'send "{step.params.get("text", "")}" (typed into "{field.name if field else "field"}")'
+            what = f'the secret {step.params["secret"]}' if step.params.get("secret") else \
+                f'"{step.params.get("text", "")}"'
+            return f'send {what} (typed into "{field.name if field else "field"}")'
     if step.action == "shell":
         return f"run `{step.params.get('command', '')}` in the phone's shell"
     if step.action == "launch_app" and re.search(r"\b(install|uninstall)\b", str(step.params.get("app", "")), re.I):
@@ -77,8 +79,8 @@ def control_words(element: Element) -> str:
 
 def typing_secret(resolved: ResolvedStep, observation: Observation, given: list[str]) -> bool:
     """True when the step types into a password field text the user did not give in this run."""
-    if resolved.step.action != "type":
-        return False
+    if resolved.step.action != "type" or resolved.step.params.get("secret"):
+        return False        # a saved secret is the user's to type: it is what the field is for
     target = resolved.target or focused_field(observation.element_map)
     if target is None:
         return False

@@ -65,7 +65,7 @@ class WindowAgentLoop(Orchestrator):
         on_change = parent.control.on_change
         super().__init__(window, parent.models, settings=settings, bus=parent.bus, handlers=parent.handlers,
                          knowledge=parent.knowledge, control=parent.control, run_id=parent.run_id,
-                         describe_models=parent.describe_models)
+                         describe_models=parent.describe_models, secrets=parent.secrets)
         parent.control.on_change = on_change     # pause and stop are reported once, by the run
         self.window = window
         self.parent = parent

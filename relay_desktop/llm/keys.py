@@ -192,6 +192,11 @@ def _unusable_reason(backend: object) -> str | None:
     return None
 
 
+def usable_backend(backend: Any) -> tuple[Any, str | None]:
+    """The keyring backend to use and why it cannot be used (None: it can); see ``_resolve``."""
+    return _resolve(backend)
+
+
 def _resolve(backend: Any) -> tuple[Any, str | None]:
     """The backend to use and why it cannot be used. keyring's chainer is replaced by its best usable member:
     the chainer would also read from (and write to) a plaintext member when the real one fails."""

@@ -21,11 +21,13 @@ from typing import Any
 
 MASK = "[REDACTED]"
 MIN_SECRET_LENGTH = 8  # shorter values ("ollama", "none") would mask ordinary words
+MIN_WORD_SECRET_LENGTH = 4  # a saved secret as short as a PIN is masked as a whole word
 
 _lock = threading.Lock()
 # Longest first, so a key that contains another is replaced whole. Replaced as a new tuple, never mutated, so
 # redact() in another thread iterates a consistent snapshot and cannot skip a key.
 _secrets: tuple[str, ...] = ()
+_words: tuple[str, ...] = ()     # short secrets, masked only where they stand as a word
 
 # A header or parameter value: stops at quotes, separators, brackets and escapes (so "[REDACTED]" is left as is).
 _VALUE = r"[^\s\"'`,;(){}\[\]<>&\\]"
@@ -43,11 +45,17 @@ _PATTERNS = [
 ]
 
 
-def register_secret(value: str) -> None:
-    """Mask `value` wherever it appears from now on (process-wide). Values under 8 characters are ignored."""
-    global _secrets
+def register_secret(value: str, *, short: bool = False) -> None:
+    """Mask `value` wherever it appears from now on (process-wide). Values under 8 characters are ignored,
+    unless ``short``: a secret the user saved on purpose (a 4-digit PIN) is masked as a whole word from 4
+    characters on — "4711" in "PIN 4711", not in "14711"."""
+    global _secrets, _words
     value = value.strip()
     if len(value) < MIN_SECRET_LENGTH:
+        if short and len(value) >= MIN_WORD_SECRET_LENGTH:
+            with _lock:
+                if value not in _words:
+                    _words = tuple(sorted((*_words, value), key=len, reverse=True))
         return
     with _lock:
         if value not in _secrets:
@@ -66,6 +74,9 @@ def redact(text: str) -> str:
     for secret in _secrets:
         if secret in text:
             text = text.replace(secret, MASK)
+    for word in _words:
+        if word in text:
+            text = re.sub(r"(?<![\w])" + re.escape(word) + r"(?![\w])", MASK, text)
     for pattern in _PATTERNS:
         text = pattern.sub(_mask, text)
     return text

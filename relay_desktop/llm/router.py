@@ -35,6 +35,7 @@ from relay_desktop.llm.errors import (
 from relay_desktop.llm.keys import KeyPool, KeyStore, no_key_error
 from relay_desktop.llm.output import parse_completion, repair_prompt
 from relay_desktop.llm.providers import Provider, create_provider
+from relay_desktop.llm.redaction import redact
 from relay_desktop.llm.retry import backoff_delay
 from relay_desktop.llm.types import Completion, LLMRequest, LLMResponse, Message, OutputMode, Role, Usage
 
@@ -118,6 +119,9 @@ class ModelRouter:
 
     async def generate_with(self, ref: ModelRef, request: LLMRequest, *,
                             meter: CostMeter | None = None) -> LLMResponse:
+        # Nothing secret leaves in a prompt: a saved secret a field shows, a key pasted into a task, a sign-in
+        # answer — whatever the redaction filter knows is masked here, the one door every request goes through.
+        request = request.with_texts(redact)
         provider = self._provider(ref.provider)
         started = self._clock()
         mode = self._modes.get(ref) or provider.default_mode()

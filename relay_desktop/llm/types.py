@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal
@@ -73,6 +74,11 @@ class LLMRequest:
 
     def with_messages(self, *extra: Message) -> LLMRequest:
         return LLMRequest(self.system, (*self.messages, *extra), self.contract, self.max_tokens, self.temperature)
+
+    def with_texts(self, change: Callable[[str], str]) -> LLMRequest:
+        """The request with ``change`` applied to every text (the system prompt and each message's)."""
+        return LLMRequest(change(self.system), tuple(Message(m.role, change(m.text), m.images) for m in self.messages),
+                          self.contract, self.max_tokens, self.temperature)
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from relay_desktop.routines.model import Parameter, Routine, RoutineError, Routi
 __all__ = ["FORMAT", "routine_from_dict", "routine_to_dict"]
 
 FORMAT = 1
-_STEP_KEYS = ("target", "screen", "expect", "secret", "optional")
+_STEP_KEYS = ("target", "screen", "expect", "password", "optional")
 _REPLAYABLE = {name: spec for name, spec in {**ACTIONS, **OPTIONAL_ACTIONS}.items()
                if name not in ("complete", "fail", "ask_user")}
 
@@ -25,7 +25,7 @@ def routine_to_dict(routine: Routine) -> dict[str, Any]:
     for step in routine.steps:
         out: dict[str, Any] = dict(step.action)
         if step.secret:
-            out["secret"] = True
+            out["password"] = True        # typed a password, which is not kept: asked for at replay
         if step.optional:
             out["optional"] = True
         if step.target is not None:
@@ -71,7 +71,9 @@ def _step(raw: Any, index: int, names: set[str]) -> RoutineStep:
         known = ", ".join(sorted(_REPLAYABLE))
         raise RoutineError(f"{where}.action: {kind!r} is not an action a routine can replay (one of: {known})")
     spec = _REPLAYABLE[kind]
-    action = {k: v for k, v in raw.items() if k not in _STEP_KEYS}
+    # "secret: true" was this flag's first name; a string "secret" is the name of a saved secret to type.
+    legacy = raw.get("secret") is True
+    action = {k: v for k, v in raw.items() if k not in _STEP_KEYS and not (k == "secret" and legacy)}
     unknown = sorted(set(action) - {"action", "at", *spec.params})
     at = action.get("at")
     _expect(at is None or (isinstance(at, list) and len(at) == 2 and all(isinstance(v, int | float) and 0 <= v <= 1
@@ -79,9 +81,12 @@ def _step(raw: Any, index: int, names: set[str]) -> RoutineStep:
             f"{where}.at", "must be [x, y]: where on the target, as shares of its width and height (0 to 1)")
     takes = ", ".join(spec.params) or "nothing"
     _expect(not unknown, where, f"{kind} takes no {', '.join(unknown)} (it takes: {takes})")
-    secret = bool(raw.get("secret", False))
-    missing = [p for p in spec.required if p not in action and not (secret and p == "text")]
+    secret = bool(raw.get("password", False)) or legacy
+    missing = [p for p in spec.required if p not in action]
     _expect(not missing, where, f"{kind} needs {', '.join(missing)}")
+    if kind == "type" and not secret:
+        _expect(("text" in action) != ("secret" in action), where,
+                "type needs either text or the name of a saved secret (secret: NAME)")
     for key, value in action.items():
         if isinstance(value, str):
             unknown_names = [n for n in placeholders(value) if n not in names]

@@ -21,6 +21,7 @@ from relay_desktop.mirror.mirrored_phone import MirroredPhone
 from relay_desktop.mirror.provisioning import ProvisioningError, provide_server, virtual_phone_server
 from relay_desktop.mirror.screencap_mirror import ScreencapMirror
 from relay_desktop.mirror.sinks import FrameSink
+from relay_desktop.user_secrets import SecretStore
 
 __all__ = ["Session"]
 
@@ -39,6 +40,8 @@ class Session:
         self.mirror: MirrorClient | None = None
         self.fallback_mirror: ScreencapMirror | None = None
         self.agent: Orchestrator | None = None
+        # The user's saved secrets (names for the model, values for the phone); None in tests that need none.
+        self.secrets: Any = SecretStore()
         self.run_task: asyncio.Task[RunResult] | None = None
         self.on_connected: Callable[[str], None] | None = None   # a label for the status bar
         # Each stage of connecting, and how far along it is (0..1) when that is known.
@@ -175,7 +178,7 @@ class Session:
         off the loop, while the run already counts as going (Stop works, a second Start cannot slip in)."""
         assert self.device is not None
         self.agent = Orchestrator(MirroredPhone(self.device, self.mirror), models, settings=settings, bus=self.bus,
-                                  handlers=handlers, routine=routine)
+                                  handlers=handlers, routine=routine, secrets=self.secrets)
         self.run_task = asyncio.get_running_loop().create_task(self._run(self.agent, task, prepare), name="agent-run")
         return self.agent
 
