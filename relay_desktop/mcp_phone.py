@@ -26,6 +26,7 @@ from relay_desktop.agent.plan_runner import retarget
 from relay_desktop.agent.safety import sensitive_reason, typing_secret
 from relay_desktop.agent.settings import AgentSettings
 from relay_desktop.device.errors import DeviceError
+from relay_desktop.user_secrets import SecretStore
 
 __all__ = ["ActionRefused", "PhoneSession", "PhoneUnavailable"]
 
@@ -130,7 +131,7 @@ class PhoneSession:
         if reason is not None and not await confirm(reason):
             raise ActionRefused(f"not confirmed: {reason}")
         try:
-            return await Executor(phone, RunControl()).run(resolved, fresh)
+            return await Executor(phone, RunControl(), secrets=SecretStore()).run(resolved, fresh)
         except StepError as exc:
             raise ActionRefused(str(exc)) from None
 

@@ -31,6 +31,7 @@ from relay_desktop.agent.safety import Handlers
 from relay_desktop.agent.settings import AgentSettings, task_problem
 from relay_desktop.cli_run import models_from_args, suite_task_for
 from relay_desktop.device.errors import DeviceError
+from relay_desktop.llm.redaction import redact
 from relay_desktop.mcp_phone import ActionRefused, PhoneSession, PhoneUnavailable
 from relay_desktop.mcp_routines import RoutineAround, bound_routine, routine_for_task, routines_listing
 
@@ -259,7 +260,7 @@ async def _act(phones: PhoneSession, runs: _Runs, ctx: Context, step: dict[str, 
         raise ToolError(f"Not done: {exc}") from None
     except DeviceError as exc:
         raise ToolError(f"the phone failed: {exc}") from None
-    return f"Done: {done}. Call screen to see the result."
+    return redact(f"Done: {done}. Call screen to see the result.")
 
 
 def build_server(args: argparse.Namespace) -> MCPServer[Any]:
@@ -309,7 +310,8 @@ def build_server(args: argparse.Namespace) -> MCPServer[Any]:
             observation = await phones.look()
         except DeviceError as exc:
             raise ToolError(f"the phone failed: {exc}") from None
-        content: list[Any] = [f"{screenshot_line(observation)}\n\n{screen_block(observation)}"]
+        # A saved secret a field shows, or a key on the screen, is masked here as in the agent's own prompts.
+        content: list[Any] = [redact(f"{screenshot_line(observation)}\n\n{screen_block(observation)}")]
         if observation.screenshot is not None:
             content.append(Image(data=observation.screenshot.jpeg, format="jpeg"))
         return content
@@ -323,11 +325,13 @@ def build_server(args: argparse.Namespace) -> MCPServer[Any]:
         return await _act(phones, runs, ctx, step)
 
     @server.tool(description="Type text into a field (an element id from the last screen, else the focused field). "
-                             "clear: replace its text; submit: press Enter after (a message sent so asks first).")
-    async def type_text(ctx: Context, text: str, element: str | None = None, clear: bool = False,
-                        submit: bool = False) -> str:
+                             "clear: replace its text; submit: press Enter after (a message sent so asks first). "
+                             "secret: instead of text, the name of a secret the user saved (`relay-desktop secrets`): "
+                             "it goes to the phone, never back to you.")
+    async def type_text(ctx: Context, text: str | None = None, element: str | None = None, clear: bool = False,
+                        submit: bool = False, secret: str | None = None) -> str:
         return await _act(phones, runs, ctx, {"action": "type", "text": text, "element": element, "clear": clear,
-                                              "submit": submit})
+                                              "submit": submit, "secret": secret})
 
     @server.tool(description="Swipe a finger up, down, left or right: across the middle of the screen, from an "
                              "element, or from a screen edge (from_edge top + down opens the notifications).")

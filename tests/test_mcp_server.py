@@ -294,3 +294,23 @@ async def test_routines_are_listed_and_run_with_parameters_and_run_task_says_whe
         assert unknown.is_error and "has no parameter colour" in text_of(unknown)
         missing = await asyncio.wait_for(session.call_tool("run_routine", {"name": "nope"}), CALL_TIMEOUT)
         assert missing.is_error and "no routine is called 'nope'" in text_of(missing)
+
+
+async def test_type_text_types_a_saved_secret_whose_value_no_reply_holds(
+        adb_server: AdbTestServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RELAY_SECRET_DOOR_CODE", "4711")
+    async with connect(adb_server) as session:
+        assert not (await call(session, "launch_app", app="Keep Notes")).is_error
+        notes = text_of(await call(session, "screen"))
+        new_note = next(line.split()[0] for line in notes.splitlines() if '"New note' in line or '"Create' in line)
+        assert not (await call(session, "tap", element=new_note)).is_error
+        editor = text_of(await call(session, "screen"))
+        field = next(line.split()[0] for line in editor.splitlines() if " field " in line)
+        typed = await call(session, "type_text", element=field, secret="door_code")
+        assert not typed.is_error and 'typed the secret "door_code"' in text_of(typed), text_of(typed)
+        after = text_of(await call(session, "screen"))
+        assert "4711" not in after and "4711" not in text_of(typed) and "[REDACTED]" in after, after
+        missing = await call(session, "type_text", element=field, secret="no_such")
+        assert missing.is_error and "no secret called 'no_such' is saved" in text_of(missing)
+        neither = await call(session, "type_text", element=field)
+        assert neither.is_error and "either text or the name of a saved secret" in text_of(neither)
