@@ -54,6 +54,9 @@ class Task:
     # The outcome a correct run ends with: "failed" for an infeasible task (the agent must stop with fail,
     # and the checker then proves the phone's state is unchanged).
     expected_outcome: str = "success"
+    # Secrets the task's user has saved (name → value), as `relay-desktop secrets set` would: the bench gives
+    # them to the agent as RELAY_SECRET_<NAME>; the goal names them, never their values.
+    secrets: tuple[tuple[str, str], ...] = ()
 
 
 class OracleError(AssertionError):
