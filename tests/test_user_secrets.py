@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import keyring
 import keyring.backends.fail
 import pytest
 
@@ -70,7 +71,18 @@ def test_without_a_keyring_secrets_come_from_the_environment_and_saving_says_why
 
 def test_the_command_line_saves_lists_and_deletes_without_ever_printing_a_value(
         keyring_secrets: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    # The command looks the keyring up as the app does (keyring.get_keyring(), chosen once per process, perhaps
+    # before this test's private Secret Service was running): point it at that one.
+    saved = keyring.get_keyring()
+    keyring.set_keyring(keyring_secrets)
     monkeypatch.setattr("sys.stdin", io.StringIO("9753\n"))
+    try:
+        _save_list_and_delete(capsys)
+    finally:
+        keyring.set_keyring(saved)
+
+
+def _save_list_and_delete(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["secrets", "set", "bank_pin"]) == 0
     assert main(["secrets", "list", "--json"]) == 0
     out = capsys.readouterr().out
