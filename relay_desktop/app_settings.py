@@ -39,6 +39,7 @@ class AppSettings:
     max_steps: int = 50
     screenshot_max_kb: int = 150
     screenshots: bool = True
+    private_apps: tuple[str, ...] = ()      # packages whose screens are never sent as images (banking apps)
     shell_allowed: tuple[str, ...] = ()
     speak_progress: bool = False
     split_screen: bool = True               # the planning agent may put two apps side by side
@@ -57,6 +58,7 @@ class AppSettings:
     def agent_settings(self, **overrides: Any) -> AgentSettings:
         values: dict[str, Any] = {"max_steps": self.max_steps, "screenshots": self.screenshots,
                                   "screenshot_max_bytes": self.screenshot_max_kb * 1000,
+                                  "private_apps": self.private_apps,
                                   "shell_allowed": self.shell_allowed, "split_screen": self.split_screen}
         values.update(overrides)
         return AgentSettings(**values)
@@ -64,6 +66,7 @@ class AppSettings:
     def to_dict(self) -> dict[str, Any]:
         return {"version": SETTINGS_VERSION, "llm": self.llm.to_dict(), "max_steps": self.max_steps,
                 "screenshot_max_kb": self.screenshot_max_kb, "screenshots": self.screenshots,
+                "private_apps": list(self.private_apps),
                 "shell_allowed": list(self.shell_allowed), "speak_progress": self.speak_progress,
                 "split_screen": self.split_screen, "use_routines": self.use_routines, "theme": self.theme}
 
@@ -77,6 +80,7 @@ class AppSettings:
         return cls(llm=llm, max_steps=int(data.get("max_steps", 50)),
                    screenshot_max_kb=int(data.get("screenshot_max_kb", 150)),
                    screenshots=bool(data.get("screenshots", True)),
+                   private_apps=tuple(str(p) for p in data.get("private_apps", [])),
                    shell_allowed=tuple(str(p) for p in data.get("shell_allowed", [])),
                    speak_progress=bool(data.get("speak_progress", False)),
                    split_screen=bool(data.get("split_screen", True)),

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import signal
 import sys
 import time
@@ -57,6 +58,8 @@ def register(commands: Any) -> None:
                        help="one JSON object per task, then {\"summary\": {...}}, instead of a table")
     bench.add_argument("--no-history", action="store_true", help="do not save the runs in the run history")
     add_split_screen_option(bench)
+    bench.add_argument("--no-screenshots", action="store_true",
+                       help="send the models the element list only, never a screenshot (as run --no-screenshots)")
     bench.add_argument("--phones", type=int, default=1, metavar="N",
                        help="run the tasks on N virtual phones at once (default 1)")
     bench.add_argument("--replay", action="store_true",
@@ -100,7 +103,8 @@ async def _run_bench_command(args: argparse.Namespace) -> int:
     say(f"Models: {which}\n{len(tasks)} task{'s' if len(tasks) != 1 else ''} on {phones}")
     bench = BenchRun(say=say, mirror=not args.no_mirror, max_steps=args.max_steps, realistic=args.realistic,
                      history=not args.no_history, allow_fallback=args.allow_fallback, phones=args.phones,
-                     split_screen=not args.no_split_screen, replay=args.replay, perturb=args.perturb,
+                     split_screen=not args.no_split_screen, screenshots=not args.no_screenshots,
+                     replay=args.replay, perturb=args.perturb,
                      on_row=lambda row: print(json.dumps(row.to_json(), ensure_ascii=False) if args.json
                                               else format_row(row, args.phones > 1, args.replay), flush=True),
                      on_start=None if args.json else
@@ -162,13 +166,15 @@ class BenchRun:
                  realistic: bool = False, history: bool = True, on_row: Callable[[BenchRow], None] | None = None,
                  on_event: Callable[[Event], None] | None = None,
                  on_start: Callable[[bool], None] | None = None, allow_fallback: bool = False,
-                 phones: int = 1, split_screen: bool = True, replay: bool = False, perturb: str | None = None) -> None:
+                 phones: int = 1, split_screen: bool = True, screenshots: bool = True, replay: bool = False,
+                 perturb: str | None = None) -> None:
         from relay_desktop.bench_replay import ReplayBench
 
         self.say = say
         # --replay: each solved task saved as a routine and replayed on a fresh phone (--perturb: a changed one)
         self.replay = ReplayBench(self, perturb) if replay else None
         self.split_screen = split_screen       # the planning model may put two apps side by side
+        self.screenshots = screenshots         # False: the models get element lists only
         self.phones = phones
         self.allow_fallback = allow_fallback   # the rule-based planner may finish a task whose model failed
         self.use_mirror = mirror
@@ -281,8 +287,6 @@ class BenchRun:
         from relay_desktop.agent.settings import AgentSettings
         from relay_desktop.mirror.mirrored_phone import MirroredPhone
         from relay_desktop.runs import RunRecorder
-        from relay_desktop.user_secrets import SecretStore
-
         service, device, mirror, counting, knowledge = on.service, on.device, on.mirror, on.counting, on.knowledge
         task.setup(service.phone)
         if prepare is not None:
@@ -299,9 +303,10 @@ class BenchRun:
         phone = MirroredPhone(device, mirror)
         agent = Orchestrator(phone, counting, settings=AgentSettings(max_steps=self.max_steps or task.max_steps,
                                                                     allow_fallback=self.allow_fallback,
-                                                                    split_screen=self.split_screen),
+                                                                    split_screen=self.split_screen,
+                                                                    screenshots=self.screenshots),
                              bus=bus, handlers=ScriptedUser(task.answers), knowledge=knowledge,
-                             describe_models=describe_models, routine=routine, secrets=SecretStore())
+                             describe_models=describe_models, routine=routine, secrets=_task_secrets(task))
         if counting is not None:
             counting.tally = tally
         self._agents.add(agent)
@@ -340,3 +345,11 @@ class BenchRun:
             yield
         finally:
             loop.remove_signal_handler(signal.SIGINT)
+
+
+def _task_secrets(task: Any) -> Any:
+    """The user's saved secrets, plus those the task's user has (a bank PIN), given as the environment would."""
+    from relay_desktop.user_secrets import SecretStore
+
+    given = {f"RELAY_SECRET_{name.upper()}": value for name, value in getattr(task, "secrets", ())}
+    return SecretStore(environ={**os.environ, **given})

@@ -29,6 +29,9 @@ class AgentSettings:
     max_steps: int = 50
     screenshots: bool = True               # send a screenshot with every step (element maps alone are cheaper)
     screenshot_max_bytes: int = 150_000
+    # Apps (package names) whose screens are never sent to a model as images: the agent works from their
+    # elements there, as on a protected (FLAG_SECURE) screen.
+    private_apps: tuple[str, ...] = ()
     # Read text off the screenshot too (toasts, canvases, web content), when the ocr extra is installed;
     # RELAY_DESKTOP_OCR=off turns it off (it costs CPU on every step).
     ocr: bool = field(default_factory=lambda: os.environ.get("RELAY_DESKTOP_OCR", "on").lower() not in
