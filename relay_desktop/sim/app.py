@@ -52,6 +52,9 @@ class App:
     screens: ClassVar[dict[str, str]] = {}
     dialogs: ClassVar[dict[str, str]] = {}
     in_launcher: ClassVar[bool] = True
+    # FLAG_SECURE on every window of the app (banking apps): the phone shows its screens, but screenshots and
+    # the screen stream come out black, while accessibility (the UI dump) still reads them.
+    secure: ClassVar[bool] = False
 
     def __init__(self, phone: VirtualPhone) -> None:
         self.phone = phone

@@ -213,8 +213,20 @@ class VirtualPhone:
         if self.config.realism.screencap_seconds:
             await asyncio.sleep(self.config.realism.screencap_seconds)
         windows = self.windows()
+        if self.shows_secure_window(windows):
+            # As SurfaceFlinger does for a capture that may not see secure layers: a black frame, the size of
+            # the display (screencap, the scrcpy stream and uiautomator2's screenshot all come through here).
+            return Image.new("RGB", self.display_size)
         # Trees are rebuilt, never mutated, after a change, so a render thread sees a consistent snapshot.
         return await asyncio.to_thread(render, windows, self.display_size, self.dark_theme)
+
+    def shows_secure_window(self, windows: list[Window] | None = None) -> bool:
+        """A window of an app with FLAG_SECURE is on screen (its own or one of its dialogs)."""
+        for window in windows if windows is not None else self.windows():
+            app = self.apps.get(window.package)
+            if window.kind in ("app", "dialog") and app is not None and app.secure:
+                return True
+        return False
 
     async def screencap_png(self) -> bytes:
         from relay_desktop.sim.render import encode_png

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from relay_desktop.sim.app import App
+from relay_desktop.sim.apps.bank import NorthwindBank
 from relay_desktop.sim.apps.browser import Chrome
 from relay_desktop.sim.apps.contacts import Contacts
 from relay_desktop.sim.apps.deskclock import Clock
@@ -12,4 +13,5 @@ from relay_desktop.sim.apps.messages import Messages
 from relay_desktop.sim.apps.settings import Settings
 from relay_desktop.sim.apps.store import Shop
 
-BUILTIN_APPS: list[type[App]] = [Launcher, Settings, Contacts, Messages, Chrome, KeepNotes, Clock, Shop]
+BUILTIN_APPS: list[type[App]] = [Launcher, Settings, Contacts, Messages, Chrome, KeepNotes, Clock, Shop,
+                                 NorthwindBank]
