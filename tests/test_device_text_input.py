@@ -55,3 +55,13 @@ def test_app_labels_known_and_guessed() -> None:
     assert label_for("com.android.chrome") == "Chrome"
     assert label_for("com.example.fitness_tracker") == "Fitness tracker"
     assert label_for("org.fdroid.fdroid") == "Fdroid"
+
+
+def test_an_app_is_found_by_the_name_its_launcher_shows_when_every_word_is_in_its_package() -> None:
+    from relay_desktop.device.app_labels import matching_apps
+    from relay_desktop.device.models import AppInfo
+
+    apps = [AppInfo(p, label_for(p)) for p in ("com.northwind.bank", "com.android.settings", "com.chase.sig.android")]
+    assert label_for("com.northwind.bank") == "Bank"            # all the package tells
+    assert [a.package for a in matching_apps(apps, "Northwind Bank")] == ["com.northwind.bank"]
+    assert matching_apps(apps, "Westwind Bank") == []

@@ -209,3 +209,37 @@ async def test_history_measures_by_the_whole_display_not_the_dumps_shorter_scree
     await recorder.aclose()
     assert store.get_run(RUN).steps[0].screen_size == (540, 1200, 1080, 2400)
     assert '<svg viewBox="0 0 1080 2400"' in render_html(store, store.get_run(RUN))
+
+
+async def test_a_history_of_the_first_format_opens_and_records_protected_steps(tmp_path: Path) -> None:
+    # A history written before steps had a "withheld" column: opened, the column is added and old rows read.
+    old_steps = ("CREATE TABLE steps (run_id TEXT NOT NULL, step INTEGER NOT NULL, started_at REAL, ended_at REAL, "
+                 "screenshot TEXT, screen_size TEXT, app TEXT, layout_hash TEXT, element_map TEXT, prompt TEXT, "
+                 "response TEXT, thinking TEXT, plan TEXT, source TEXT, model TEXT, latency_ms REAL, "
+                 "input_tokens INTEGER, output_tokens INTEGER, cost_usd REAL, guidance TEXT, actions TEXT, "
+                 "verifications TEXT, PRIMARY KEY (run_id, step))")
+    with sqlite3.connect(tmp_path / "runs.sqlite3") as db:
+        db.execute("CREATE TABLE runs (id TEXT PRIMARY KEY, task TEXT NOT NULL, serial TEXT, settings TEXT, "
+                   "started_at REAL NOT NULL, finished_at REAL, outcome TEXT, reason TEXT, steps INTEGER DEFAULT 0, "
+                   "elapsed_s REAL DEFAULT 0, input_tokens INTEGER DEFAULT 0, output_tokens INTEGER DEFAULT 0, "
+                   "cost_usd REAL DEFAULT 0)")
+        db.execute(old_steps)
+        db.execute("INSERT INTO runs (id, task, started_at) VALUES ('old', 'an old run', 1.0)")
+        db.execute("INSERT INTO steps (run_id, step, app) VALUES ('old', 1, 'com.example.app')")
+        db.execute("PRAGMA user_version=1")
+    store = RunStore(tmp_path)
+    assert store.get_run("old").steps[0].withheld == ""
+    element_map, _ = screen()
+    bus = EventBus()
+    recorder = RunRecorder(store)
+    recorder.attach(bus)
+    for event in [started(), *step_events(1), finished()]:
+        if isinstance(event, ScreenCaptured):      # the bank's screen: black to capture, so no picture
+            event = ScreenCaptured(run_id=RUN, step=1, element_map=element_map, screenshot=None,
+                                   app="com.northwind.bank", layout_hash="abc", fingerprint="f", capture_ms=3.0,
+                                   diff_text="", withheld="protected")
+        bus.emit(event)
+    await recorder.aclose()
+    step = store.get_run(RUN).steps[0]
+    assert step.withheld == "protected" and step.screenshot is None
+    assert "Protected screen: the app forbids screenshots" in render_html(store, store.get_run(RUN))

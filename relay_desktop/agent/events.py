@@ -69,6 +69,9 @@ class ScreenCaptured(Event):
     # The whole display in device pixels, turned as the phone is (navigation bar included): what element bounds
     # and action points are measured in, and what the picture shows. The element map's own screen can be shorter.
     display: tuple[int, int] = (0, 0)
+    # Why no picture of this screen was kept or sent (Observation.withheld): "protected" (FLAG_SECURE) or
+    # "private app"; "" when the picture went as usual.
+    withheld: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)

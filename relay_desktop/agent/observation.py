@@ -8,7 +8,11 @@ from relay_desktop.device.models import DeviceContext
 from relay_desktop.perception import ElementMap, PreparedScreenshot, layout_hash, screen_signature
 from relay_desktop.perception import semantic_fingerprint as fingerprint_of
 
-__all__ = ["LAUNCHER_HINTS", "Observation"]
+__all__ = ["LAUNCHER_HINTS", "PRIVATE_APP", "PROTECTED", "Observation"]
+
+# Why a look's picture was kept back (Observation.withheld).
+PROTECTED = "protected"            # the app forbids screenshots (FLAG_SECURE): the capture is black
+PRIVATE_APP = "private app"        # the user listed the app in Settings → Private apps
 
 # Package name fragments of home-screen apps (AOSP, Pixel, Samsung, Xiaomi, ...); the virtual phone's is
 # com.android.launcher3.
@@ -27,12 +31,16 @@ class Observation:
     fingerprint: str
     signature: str
     pixels: bytes | None = None   # grey thumbnail of the picture (perception.pixels), when there was one
+    # Why no picture of this screen goes to a model, when one was taken and kept back (agent.capture): PROTECTED
+    # (the app forbids screenshots: FLAG_SECURE) or PRIVATE_APP (the user listed the app in Settings).
+    withheld: str = ""
 
     @classmethod
     def of(cls, element_map: ElementMap, screenshot: PreparedScreenshot | None, context: DeviceContext,
-           captured_at: float, capture_ms: float, pixels: bytes | None = None) -> Observation:
+           captured_at: float, capture_ms: float, pixels: bytes | None = None, *,
+           withheld: str = "") -> Observation:
         return cls(element_map, screenshot, context, captured_at, capture_ms, layout_hash(element_map),
-                   fingerprint_of(element_map), screen_signature(element_map), pixels)
+                   fingerprint_of(element_map), screen_signature(element_map), pixels, withheld)
 
     @property
     def app(self) -> str:

@@ -19,10 +19,10 @@ import time
 import uuid
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
-from dataclasses import replace
 from typing import Any
 
 from relay_desktop.agent.actions import SemanticActionPlan, StepError, parse_plan, plan_contract
+from relay_desktop.agent.capture import ScreenCapture
 from relay_desktop.agent.claims import PhoneBusy, claim_phone
 from relay_desktop.agent.context import DeviceContextCache
 from relay_desktop.agent.control import RunControl, RunFinishedSignal, RunStopped
@@ -43,10 +43,10 @@ from relay_desktop.agent.executor import Executor
 from relay_desktop.agent.guards import LoopGuards
 from relay_desktop.agent.knowledge import AppKnowledgeCache
 from relay_desktop.agent.memory import NOTED_BY_THE_AGENT, Memory
-from relay_desktop.agent.observation import Observation
+from relay_desktop.agent.observation import PROTECTED, Observation
 from relay_desktop.agent.plan_runner import PlanRunner
 from relay_desktop.agent.planning import PlanningAgent
-from relay_desktop.agent.ports import Models, Phone, screenshot_at
+from relay_desktop.agent.ports import Models, Phone
 from relay_desktop.agent.prompts import as_data, fast_system_prompt, fast_user_prompt, pinned_context
 from relay_desktop.agent.review import Reviewer
 from relay_desktop.agent.run_state import RunState
@@ -66,15 +66,9 @@ from relay_desktop.llm.router import LLMEvent, reporting_to
 from relay_desktop.llm.types import ImagePart, LLMRequest, Message
 from relay_desktop.perception import (
     ElementMap,
-    PreparedScreenshot,
-    build_element_map,
     diff_maps,
-    parse_hierarchy,
-    prepare_screenshot_async,
 )
-from relay_desktop.perception.ocr import OCR_MISSING_NOTICE, OcrEngine, OcrText, OcrUnavailableError, scale_to_screen
-from relay_desktop.perception.pixels import pixel_signature, pixels_same
-from relay_desktop.perception.screenshot import integer_side
+from relay_desktop.perception.ocr import OCR_MISSING_NOTICE, OcrEngine
 
 __all__ = ["Orchestrator", "RunFinishedSignal"]
 
@@ -115,8 +109,7 @@ class Orchestrator:
         self.iteration = 0
         self.memory = Memory()
         self.state: RunState | None = None
-        self.ocr: OcrEngine | None = OcrEngine.load() if self.settings.ocr and self.settings.screenshots else None
-        self._ocr_last: tuple[bytes, tuple[int, int], list[OcrText]] | None = None  # picture, size, lines
+        self.looker = ScreenCapture(phone, self.context, self.settings, self.log)
         # Held while this loop looks at or acts on the phone: a split screen's two loops take turns on it.
         self.device_turn: Callable[[], AbstractAsyncContextManager[Any]] = contextlib.nullcontext
         self.split_screen_tried = False
@@ -300,7 +293,9 @@ class Orchestrator:
                                  screenshot=observation.screenshot, app=observation.app,
                                  layout_hash=observation.layout_hash, fingerprint=observation.fingerprint,
                                  capture_ms=observation.capture_ms, diff_text=diff.to_text() if diff else "",
-                                 display=(observation.context.screen_width, observation.context.screen_height)))
+                                 display=(observation.context.screen_width, observation.context.screen_height),
+                                 withheld=observation.withheld))
+        self._say_withheld(previous, observation)
         # What the loop noticed (it quotes screen labels, so it goes to the model as data) ...
         observed = self.reviewer.review(previous, observation) if previous is not None else []
         if self.steps.target_app is None and not observation.on_launcher:
@@ -337,6 +332,17 @@ class Orchestrator:
         if self.routine_driver is not None:
             self.routine_driver.planned(self.steps.outcomes)
         return observation
+
+    def _say_withheld(self, previous: Observation | None, observation: Observation) -> None:
+        """The log says when the agent starts working blind on a screen (and why), once per stretch of them."""
+        was = previous.withheld if previous is not None else ""
+        if observation.withheld == was or not observation.withheld:
+            return
+        app = observation.app or "this app"
+        self.log(f"Protected screen in {app} (the app forbids screenshots): no picture is sent to the model; the "
+                 "agent works from the element list." if observation.withheld == PROTECTED else
+                 f"{app} is a private app (Settings): no picture of it is sent to the model; the agent works from "
+                 "the element list.")
 
     async def _split_screen_if_recommended(self) -> None:
         """The planning agent recommended two apps side by side: the split-screen coordinator takes the rest of
@@ -382,63 +388,17 @@ class Orchestrator:
 
     async def capture(self, previous: ElementMap | None, read_text: bool = True,
                       since: float | None = None) -> Observation:
-        """Screenshot, UI dump and the app in front, all at once: the wall time is the slowest of them. The
-        screenshot's JPEG is prepared as soon as it arrives, while the (slower) dump is still running, and text
-        is read off it (OCR) at the same time, for what the dump never holds: toasts, canvases, web content.
-        ``read_text=False`` skips the OCR (a routine's replay looks for dump elements only). ``since``: a moment
-        after which the screen is known not to have changed (the mirror saw it settle since then), so a frame
-        from then on is as good as a new one."""
-        started = time.perf_counter()
-        # The picture must show the screen as it is from now on, like the dump.
-        moment = since if since is not None else time.monotonic()
+        """Screenshot, UI dump and the app in front, all at once, with what may not leave the machine kept back
+        (agent.capture.ScreenCapture.capture)."""
+        return await self.looker.capture(previous, read_text, since)
 
-        async def screenshot() -> tuple[PreparedScreenshot, bytes, list[OcrText]]:
-            image = await screenshot_at(self.phone, moment)
-            pixels = await asyncio.to_thread(pixel_signature, image)
-            prepared, texts = await asyncio.gather(
-                prepare_screenshot_async(image, max_bytes=self.settings.screenshot_max_bytes,
-                                         max_side=integer_side(*image.size)),
-                self._read_text(image, pixels) if read_text else _no_text())
-            return prepared, pixels, texts
+    @property
+    def ocr(self) -> OcrEngine | None:
+        return self.looker.ocr
 
-        shot_task = asyncio.ensure_future(screenshot()) if self.settings.screenshots else None
-        try:
-            xml, context = await asyncio.gather(self.phone.dump_hierarchy(), self.context.current())
-            prepared, pixels, texts = await shot_task if shot_task is not None else (None, None, [])
-            tree = parse_hierarchy(xml)
-            if texts and prepared is not None:
-                # The picture shows the whole display (a mirror frame may be scaled down); the dump's root can
-                # be shorter (no navigation bar), so lines map to the display's size, turned as the dump says.
-                display = (context.screen_width, context.screen_height)
-                if tree.rotation % 2:
-                    display = display[::-1]
-                texts = scale_to_screen(texts, (prepared.source_width, prepared.source_height), display)
-            element_map = await asyncio.to_thread(build_element_map, tree, previous, ocr=texts)
-        except BaseException:
-            if shot_task is not None:
-                shot_task.cancel()
-            raise
-        if element_map.tree.rotation % 2:  # `wm size` gives the panel's natural size; the dump says how it is turned
-            context = replace(context, screen_width=context.screen_height, screen_height=context.screen_width)
-        capture_ms = (time.perf_counter() - started) * 1000
-        return Observation.of(element_map, prepared, context, time.monotonic(), capture_ms, pixels)
-
-    async def _read_text(self, image: Any, pixels: bytes) -> list[OcrText]:
-        """Lines of text in the picture (the optional OCR pass); none when it is off or unavailable. The same
-        picture as last time is not read again: on a still screen the dump is the only cost of a look."""
-        if self.ocr is None:
-            return []
-        last = self._ocr_last
-        if last is not None and last[1] == image.size and pixels_same(last[0], pixels):
-            return last[2]
-        try:
-            texts = await self.ocr.read(image)
-        except OcrUnavailableError as exc:
-            self.ocr = None
-            self.log(f"OCR stopped for this run: {exc}", "warning")
-            return []
-        self._ocr_last = (pixels, image.size, texts)
-        return texts
+    @ocr.setter
+    def ocr(self, engine: OcrEngine | None) -> None:
+        self.looker.ocr = engine
 
     # ------------------------------------------------------------ planning a step
 
@@ -506,10 +466,6 @@ class Orchestrator:
         self.coordinator.cancel()
         self.log(f"Every model failed ({exc}); the rule-based fallback planner takes over for the rest of the run.",
                  "warning")
-
-
-async def _no_text() -> list[OcrText]:
-    return []
 
 
 def _model_names(exc: LLMError) -> str:

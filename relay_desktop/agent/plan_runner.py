@@ -179,7 +179,8 @@ class PlanRunner:
         xml, pixels = await asyncio.gather(phone.dump_hierarchy(), picture())
         element_map = await asyncio.to_thread(build_element_map, xml, observation.element_map)
         context = replace(observation.context, current_app=None)
-        return Observation.of(element_map, observation.screenshot, context, time.monotonic(), 0.0, pixels)
+        return Observation.of(element_map, observation.screenshot, context, time.monotonic(), 0.0, pixels,
+                              withheld=observation.withheld)
 
     async def _run_one(self, step: Step, observation: Observation, index: int, retried: bool = False) -> bool:
         run = self.run

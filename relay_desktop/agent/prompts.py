@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 
 from relay_desktop.agent.actions import MAX_STEPS_PER_PLAN, available_actions
-from relay_desktop.agent.observation import Observation
+from relay_desktop.agent.observation import PRIVATE_APP, PROTECTED, Observation
 from relay_desktop.device.models import AppInfo
 from relay_desktop.perception import current_dialog, focused_field, sign_in_screen, to_prompt_text
 
@@ -93,6 +93,12 @@ def screenshot_line(observation: Observation) -> str:
     """The picture's size and its scale to screen pixels: a model reading a position off a half-size picture
     would otherwise tap at half the right place."""
     shot = observation.screenshot
+    if observation.withheld == PROTECTED:
+        return ("No screenshot: this screen is protected (the app forbids screenshots, as banking apps do, so a "
+                "capture of it is black). The element list below is all there is to see; act on its elements.")
+    if observation.withheld == PRIVATE_APP:
+        return ("No screenshot: the user keeps this app's screens private, so none is sent. The element list "
+                "below is all there is to see; act on its elements.")
     if shot is None:
         return "No screenshot this turn: use the element list."
     factor = shot.source_width / shot.width if shot.width else 1.0

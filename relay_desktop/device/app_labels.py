@@ -6,6 +6,7 @@ names apps from a table of well-known packages and falls back to a readable gues
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from relay_desktop.device.models import AppInfo
@@ -61,10 +62,14 @@ def matching_apps(apps: Sequence[AppInfo], query: str) -> list[AppInfo]:
     that matches any: the package itself, the label, a label starting with it, a label or package holding it."""
     query = query.strip()
     lowered = query.lower()
+    words = re.findall(r"[a-z0-9]{3,}", lowered)
     for test in (lambda a: a.package == query,
                  lambda a: a.label.lower() == lowered,
                  lambda a: a.label.lower().startswith(lowered),
-                 lambda a: lowered in a.label.lower() or lowered in a.package.lower()):
+                 lambda a: lowered in a.label.lower() or lowered in a.package.lower(),
+                 # A label we could only guess from the package ("Bank" for com.northwind.bank) still matches
+                 # the name the launcher shows ("Northwind Bank") when every word of it is in the package.
+                 lambda a: bool(words) and all(w in f"{a.package.lower()} {a.label.lower()}" for w in words)):
         matches = [a for a in apps if test(a)]
         if matches:
             return matches

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from relay_desktop.agent.actions import finger_vector
-from relay_desktop.runs.store import RunRecord, RunStore, StepRecord
+from relay_desktop.runs.store import RunRecord, RunStore, StepRecord, withheld_text
 
 __all__ = ["export_html", "render_html"]
 
@@ -75,6 +75,8 @@ def _step_html(store: RunStore, step: StepRecord) -> str:
         data = base64.b64encode(path.read_bytes()).decode("ascii")
         shot = f'<div class="shot"><img src="data:image/jpeg;base64,{data}" alt="screen at step {step.step}">' \
                f"{_overlay(step)}</div>"
+    elif step.withheld:
+        shot = f'<p class="muted">{_e(withheld_text(step.withheld))}</p>'
     actions = "".join(
         f'<li class="{"ok" if a.get("ok") else "bad"}">{_e(a.get("description", ""))} — {_e(a.get("message", ""))}'
         f"</li>" for a in step.actions) or '<li class="muted">no action</li>'

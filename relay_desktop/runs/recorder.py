@@ -137,7 +137,7 @@ class RunRecorder:
 
     async def _into_step(self, event: Event, step: StepRecord) -> None:
         if isinstance(event, ScreenCaptured):
-            step.app, step.layout_hash = event.app, event.layout_hash
+            step.app, step.layout_hash, step.withheld = event.app, event.layout_hash, event.withheld
             step.element_map = await asyncio.to_thread(to_json, event.element_map)
             shot = event.screenshot
             if shot is not None:

@@ -26,9 +26,9 @@ from typing import Any
 from relay_desktop.llm.redaction import redact
 from relay_desktop.paths import data_dir
 
-__all__ = ["SCHEMA_VERSION", "RunNotFound", "RunRecord", "RunStore", "RunSummary", "StepRecord"]
+__all__ = ["SCHEMA_VERSION", "RunNotFound", "RunRecord", "RunStore", "RunSummary", "StepRecord", "withheld_text"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2      # 2: steps.withheld
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -39,13 +39,22 @@ CREATE TABLE IF NOT EXISTS steps (
     run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE, step INTEGER NOT NULL, started_at REAL,
     ended_at REAL, screenshot TEXT, screen_size TEXT, app TEXT, layout_hash TEXT, element_map TEXT, prompt TEXT,
     response TEXT, thinking TEXT, plan TEXT, source TEXT, model TEXT, latency_ms REAL, input_tokens INTEGER,
-    output_tokens INTEGER, cost_usd REAL, guidance TEXT, actions TEXT, verifications TEXT,
+    output_tokens INTEGER, cost_usd REAL, guidance TEXT, actions TEXT, verifications TEXT, withheld TEXT,
     PRIMARY KEY (run_id, step));
 CREATE TABLE IF NOT EXISTS log (
     run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE, time REAL, step INTEGER, level TEXT,
     message TEXT);
 CREATE INDEX IF NOT EXISTS log_run ON log(run_id);
 """
+
+
+def withheld_text(withheld: str) -> str:
+    """What a step without a picture says instead, in the history and its exports."""
+    if withheld == "protected":
+        return "Protected screen: the app forbids screenshots, so no picture was kept or sent (elements only)."
+    if withheld == "private app":
+        return "Private app (Settings): no picture was kept or sent; the agent worked from the elements."
+    return "(no screenshot for this step)"
 
 
 class RunNotFound(LookupError):
@@ -98,6 +107,7 @@ class StepRecord:
     guidance: str = ""
     actions: list[dict[str, Any]] = field(default_factory=list)
     verifications: list[dict[str, Any]] = field(default_factory=list)
+    withheld: str = ""                     # why no picture was kept: "protected" (FLAG_SECURE), "private app"
 
 
 @dataclass(frozen=True)
@@ -134,6 +144,9 @@ class RunStore:
                 raise sqlite3.DatabaseError(f"{self.path} was written by a newer Relay Desktop "
                                             f"(history format {version}, this one reads {SCHEMA_VERSION})")
             db.executescript(_SCHEMA)
+            columns = {row[1] for row in db.execute("PRAGMA table_info(steps)")}
+            if "withheld" not in columns:      # a history written before format 2
+                db.execute("ALTER TABLE steps ADD COLUMN withheld TEXT")
             db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
             self._db = db
         return self._db
@@ -182,11 +195,11 @@ class RunStore:
     @staticmethod
     def _insert_step(db: sqlite3.Connection, run_id: str, r: StepRecord) -> None:
         db.execute(
-            f"INSERT OR REPLACE INTO steps VALUES ({', '.join('?' * 22)})",
+            f"INSERT OR REPLACE INTO steps VALUES ({', '.join('?' * 23)})",
             (run_id, r.step, r.started_at, r.ended_at, r.screenshot, _json(r.screen_size), r.app, r.layout_hash,
              _json(r.element_map), redact(r.prompt), redact(r.response), redact(r.thinking), _json(r.plan),
              r.source, r.model, r.latency_ms, r.input_tokens, r.output_tokens, r.cost_usd, redact(r.guidance),
-             _json(r.actions), _json(r.verifications)))
+             _json(r.actions), _json(r.verifications), r.withheld))
 
     def add_log(self, run_id: str, time: float, step: int | None, level: str, message: str) -> None:
         with self._lock:
@@ -307,9 +320,10 @@ def _summary(row: tuple[Any, ...]) -> RunSummary:
 
 def _step(row: tuple[Any, ...]) -> StepRecord:
     (_, step, started, ended, shot, size, app, layout, element_map, prompt, response, thinking, plan, source, model,
-     latency, tin, tout, cost, guidance, actions, verifications) = row
+     latency, tin, tout, cost, guidance, actions, verifications, withheld) = row
     return StepRecord(step, started or 0.0, ended or 0.0, shot, tuple(json.loads(size)) if size else None,
                       app or "", layout or "", json.loads(element_map) if element_map else None, prompt or "",
                       response or "", thinking or "", json.loads(plan) if plan else None, source or "", model or "",
                       latency or 0.0, tin or 0, tout or 0, cost or 0.0, guidance or "",
-                      json.loads(actions) if actions else [], json.loads(verifications) if verifications else [])
+                      json.loads(actions) if actions else [], json.loads(verifications) if verifications else [],
+                      withheld or "")

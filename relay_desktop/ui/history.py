@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from relay_desktop.runs import RunRecord, RunStore, export_html
-from relay_desktop.runs.store import StepRecord
+from relay_desktop.runs.store import StepRecord, withheld_text
 from relay_desktop.ui.routine_dialogs import SaveRoutineDialog
 from relay_desktop.ui.routine_library import RoutineLibrary
 from relay_desktop.ui.tasks import spawn
@@ -255,7 +255,7 @@ class HistoryPanel(QWidget):
         if self.record is None or not 0 <= row < len(self.record.steps):
             return
         step = self.record.steps[row]
-        self.picture.show_image(draw_step(self.store, step))
+        self.picture.show_image(draw_step(self.store, step), withheld_text(step.withheld))
         text = [f"Step {step.step} · {step.app} · {step.model or step.source}"]
         if step.thinking:
             text += ["", "Thinking:", step.thinking]

@@ -10,7 +10,7 @@ import itertools
 import time
 
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QImage, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QPen, QWheelEvent
+from PySide6.QtGui import QColor, QFont, QImage, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QPen, QWheelEvent
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from relay_desktop.perception import ElementMap
@@ -21,6 +21,7 @@ from relay_desktop.ui.screen_sink import ScreenSink
 
 __all__ = ["MirrorView", "frame_signature"]
 
+_BLACK = 8      # the brightest a grid cell of a protected (black) frame is
 _KIND_COLOURS = {"clickable": QColor(30, 136, 229), "editable": QColor(67, 160, 71), "scrollable": QColor(251, 140, 0),
                  "text": QColor(158, 158, 158)}
 
@@ -51,6 +52,9 @@ class MirrorView(QWidget):
         self.cursor = CursorModel()
         self.show_boxes = True
         self.notice = ""
+        # The agent found the screen protected (FLAG_SECURE: the app forbids capture, so the mirror is black):
+        # said over the picture until the phone shows something else.
+        self.protected = False
         # The whole display's size in device pixels (``wm size`` or a run's capture); None until known.
         self.display_size: tuple[int, int] | None = None
         self.selected: object | None = None    # bounds of the element picked in inspect mode
@@ -79,6 +83,8 @@ class MirrorView(QWidget):
     def _on_frame(self) -> None:
         self._image = self.sink.image()
         self._frames.append(time.monotonic())
+        if self.protected and self._image is not None and max(frame_signature(self._image)) > _BLACK:
+            self.protected = False        # a picture again: the protected screen is gone
         # Boxes belong to the screen they were read from: once the picture moves on, they would sit on
         # something else, so they go (a fresh dump brings new ones).
         if self._overlay_screen is not None and self._image is not None \
@@ -86,6 +92,11 @@ class MirrorView(QWidget):
             self.hide_overlays()
             self.overlays_stale.emit()
         self.update()
+
+    def set_protected(self, protected: bool) -> None:
+        if protected != self.protected:
+            self.protected = protected
+            self.update()
 
     def show_elements(self, element_map: ElementMap) -> None:
         """Boxes for this element map, which was read from the screen showing now."""
@@ -200,11 +211,34 @@ class MirrorView(QWidget):
             painter.drawText(rect.adjusted(24, 24, -24, -24),
                              Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap,
                              self.notice or "Waiting for the phone's screen…")
+        if self.protected:
+            self._paint_protected(painter, rect)
         self._paint_overlays(painter)
         if self.hasFocus():
             painter.setPen(QPen(self.palette().highlight().color(), 2))
             painter.drawRect(self.rect().adjusted(1, 1, -1, -1))
         painter.end()
+
+    def _paint_protected(self, painter: QPainter, rect: QRectF) -> None:
+        """"Protected screen" in the middle of the black picture, with what it means for the agent."""
+        font = painter.font()
+        title, body = QFont(font), QFont(font)
+        title.setPointSizeF(font.pointSizeF() * 1.4)
+        title.setBold(True)
+        card = QRectF(0, 0, min(rect.width() - 32, 320), 118)
+        card.moveCenter(rect.center())
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QColor(38, 50, 56, 235))
+        painter.drawRoundedRect(card, 12, 12)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.setPen(QColor(255, 255, 255))
+        painter.setFont(title)
+        painter.drawText(card.adjusted(12, 14, -12, -70), Qt.AlignmentFlag.AlignCenter, "🔒 Protected screen")
+        painter.setFont(body)
+        painter.setPen(QColor(207, 216, 220))
+        painter.drawText(card.adjusted(16, 50, -16, -10), Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap,
+                         "This app forbids screenshots. The agent works from its elements; no picture is sent.")
+        painter.setFont(font)
 
     def box_rect(self, bounds: object, geometry: ScreenGeometry | None = None) -> QRectF:
         """Device bounds (left, top, right, bottom) as the rectangle drawn over the picture."""

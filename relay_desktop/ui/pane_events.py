@@ -62,6 +62,7 @@ class PaneEvents(QObject):
             if all(event.display):
                 view.display_size = event.display
             view.show_elements(event.element_map)
+            view.set_protected(event.withheld == "protected")
             pane.inspector.show_map(event.element_map)
         elif isinstance(event, StepStarted):
             panel.set_stat("step", f"{event.step} / {event.max_steps}")
