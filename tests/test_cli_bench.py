@@ -316,3 +316,25 @@ def test_replay_columns_json_and_summary_line(home: Path, capsys: pytest.Capture
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()][:-1]
     assert [row["perturbed"]["kind"] for row in rows] == ["elsewhere", "elsewhere"]
     assert all(row["perturbed"]["solved"] for row in rows)
+
+
+async def test_no_screenshots_sends_element_lists_only(home: Path) -> None:
+    script = Script(lambda n, request: make_response(wifi_agent("fast", request)))
+    models = ScriptedModels(script)
+    [row] = await run_bench([WIFI_ON], models, history=False, screenshots=False, say=lambda line: None)
+    assert row.solved, row.detail
+    assert models.requests and not any(m.images for _, r in models.requests for m in r.messages)
+    with_pictures = ScriptedModels(Script(lambda n, request: make_response(wifi_agent("fast", request))))
+    await run_bench([WIFI_ON], with_pictures, history=False, say=lambda line: None)
+    assert any(m.images for _, r in with_pictures.requests for m in r.messages)
+
+
+def test_a_task_s_secrets_are_given_as_the_environment_would_beside_the_user_s(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from relay_desktop.cli_bench import _task_secrets
+
+    monkeypatch.setenv("RELAY_SECRET_WIFI_GUEST", "sunflower42")
+    secrets = _task_secrets(TASKS_BY_ID["bank_pay_dana"])
+    assert secrets.get("bank_pin").reveal() == "4071" and secrets.get("wifi_guest").reveal() == "sunflower42"
+    assert "4071" not in TASKS_BY_ID["bank_pay_dana"].goal
+    assert _task_secrets(WIFI_ON).get("bank_pin") is None
