@@ -280,4 +280,13 @@ def _nav_tab(ctx: Ctx, view: View, r: Rect) -> None:
                    t.c(view.style.accent, PRIMARY_CONTAINER))
 
 
+@_kind("canvas")
+def _canvas(ctx: Ctx, view: View, r: Rect) -> None:
+    # A view that draws its own content (sim/canvas.py: a drawn web page, a game board); nothing of it is dumped.
+    background(ctx, view, r)
+    draw = getattr(view, "draw_pixels", None)
+    if draw is not None:
+        draw(ctx, r)
+
+
 _PAINTERS.update(FIELD_PAINTERS)

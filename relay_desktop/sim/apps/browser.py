@@ -4,6 +4,9 @@ Each page is its own activity record on Chrome's back stack, so BACK walks the t
 it does in Chrome. :attr:`Chrome.visited` lists every URL opened (newest last) and
 :attr:`Chrome.current_url` is the page in front, which is what task checkers read. A task or test can put
 a page of its own on this phone's web with :meth:`Chrome.publish` (until the app's data is cleared).
+
+Some sites are drawn on a canvas (browser_pixels.py), as on the real web: their web view is one node with no
+children, and their text and links exist only in the pixels.
 """
 
 from __future__ import annotations
@@ -15,7 +18,9 @@ from typing import Any
 from urllib.parse import parse_qs, quote_plus, urlsplit
 
 from relay_desktop.sim.app import Activity, App
+from relay_desktop.sim.apps.browser_pixels import DRAWN_PAGES, SITE, DrawnPage
 from relay_desktop.sim.apps.contacts import autofocus, keyboard_inset, popup_menu, with_class_aliases
+from relay_desktop.sim.canvas import drawn
 from relay_desktop.sim.ui import ON_SURFACE_VARIANT, SURFACE, SURFACE_CONTAINER
 from relay_desktop.sim.views import Color, Style, View
 
@@ -95,6 +100,8 @@ CORPUS: tuple[Page, ...] = (
           "Forty stalls are expected, with bakers, cheesemakers and a citrus grower selling winter fruit."),
          (), "cart"),
 )
+# Drawn sites are on the web too: search finds them by their title and snippet (search engines read no more).
+WEB: tuple[Page, ...] = CORPUS + tuple(Page(d.url, d.title, SITE, d.snippet, ()) for d in DRAWN_PAGES)
 SHORTCUTS = (("Relay Weather", 0), ("Wikipedia", 5), ("Python", 4), ("Pasta Club", 1))
 DISCOVER = (7, 6)
 
@@ -136,6 +143,11 @@ def page_at(url: str, pages: Sequence[Page] = CORPUS) -> Page | None:
     return exact or next((p for p in pages if _bare(p.url).split("/")[0] == wanted), None)
 
 
+def drawn_page_at(url: str) -> DrawnPage | None:
+    wanted = _bare(url)
+    return next((d for d in DRAWN_PAGES if _bare(d.url) == wanted), None)
+
+
 def search_query(url: str) -> str | None:
     if not url.startswith(SEARCH):
         return None
@@ -155,7 +167,7 @@ class Chrome(App):
 
     def reset(self) -> None:
         self.visited: list[str] = []
-        self.pages: list[Page] = list(CORPUS)    # this phone's web: the corpus and any published page
+        self.pages: list[Page] = list(WEB)       # this phone's web: the corpus, drawn sites and published pages
 
     def publish(self, page: Page) -> None:
         """Put ``page`` on this phone's web (replacing a page at the same URL): it opens and is found by search."""
@@ -194,6 +206,12 @@ class Chrome(App):
                 self.visited.append(url)
         query = search_query(url)
         page = page_at(url, self.pages)
+        drawn_page = drawn_page_at(page.url) if page is not None and query is None else None
+        if drawn_page is not None:
+            assert page is not None
+            web = self._drawn(drawn_page, page.title)
+            return ui.screen(self._toolbar(activity, url, query), web, bottom=keyboard_inset(self.phone),
+                             id="coordinator")
         if url == NEW_TAB:
             if activity.params.get("focus_search"):
                 autofocus(activity, "search_box_text")
@@ -263,6 +281,14 @@ class Chrome(App):
             self.navigate(url)
 
         return popup_menu(self.ui, [("New tab", lambda: go(NEW_TAB)), ("History", lambda: go(HISTORY))])
+
+    # ------------------------------------------------------------ untidy pages: drawn sites
+
+    def _drawn(self, page: DrawnPage, title: str) -> View:
+        """The web view of a site drawn on a canvas: one node, the page's title as its text, nothing inside."""
+        content = page.build(self.ui, self.navigate)
+        return drawn(content, width=self.window_size[0], key="web_contents", bg=PAGE_BG,
+                     cls="android.webkit.WebView", text=title, focusable=True, weight=1)
 
     # ------------------------------------------------------------ page contents
 
