@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from PIL import ImageDraw
 
-from relay_desktop.sim.paint import Ctx
+from relay_desktop.sim.paint import Ctx, Theme
 from relay_desktop.sim.views import Rect, Style, View, hit_test, layout, measure_height
 from relay_desktop.sim.widgets import draws_anything, paint
 
@@ -32,6 +32,8 @@ class Canvas(View):
     drawing: View | None = None          # drawn inside the canvas (never dumped); see drawn()
     scroller: str = ""                   # key of the drawing's scrolling part, moved by the canvas's scroll
     painter: Painter | None = None       # or a function that draws the content itself
+    # A game or a web page draws its own colours: the system's dark theme does not repaint them.
+    own_colours: bool = False
 
     def __post_init__(self) -> None:
         self.style.kind = "canvas"
@@ -51,6 +53,8 @@ class Canvas(View):
 
     def draw_pixels(self, ctx: Ctx, r: Rect) -> None:
         """Draw the content into ``r`` (the canvas's rectangle in the image ``ctx`` draws on)."""
+        if self.own_colours and ctx.theme.dark:
+            ctx = Ctx(ctx.img, ctx.draw, Theme(dark=False, dp=ctx.theme.dp))
         if self.painter is not None:
             self.painter(ctx, r)
         tree = self.laid_out(r)

@@ -14,6 +14,7 @@ from PIL import Image, ImageDraw
 
 from relay_desktop.sim.icon_pen import SUPERSAMPLE, IconFn, Pen, registrar
 from relay_desktop.sim.icons_apps import APP_GLYPHS
+from relay_desktop.sim.icons_media import MEDIA_GLYPHS
 
 _UI_GLYPHS: dict[str, IconFn] = {}
 _icon = registrar(_UI_GLYPHS)
@@ -310,4 +311,4 @@ def _keyboard_hide(p: Pen) -> None:
 
 
 # Content icons first, so that a UI glyph wins if both sets ever define a name.
-_ALL: dict[str, IconFn] = {**APP_GLYPHS, **_UI_GLYPHS}
+_ALL: dict[str, IconFn] = {**APP_GLYPHS, **MEDIA_GLYPHS, **_UI_GLYPHS}

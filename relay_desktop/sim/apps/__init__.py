@@ -10,8 +10,10 @@ from relay_desktop.sim.apps.deskclock import Clock
 from relay_desktop.sim.apps.keep import KeepNotes
 from relay_desktop.sim.apps.launcher import Launcher
 from relay_desktop.sim.apps.messages import Messages
+from relay_desktop.sim.apps.music import Tempo
 from relay_desktop.sim.apps.settings import Settings
 from relay_desktop.sim.apps.store import Shop
+from relay_desktop.sim.apps.tictactoe import TicTacToe
 
 BUILTIN_APPS: list[type[App]] = [Launcher, Settings, Contacts, Messages, Chrome, KeepNotes, Clock, Shop,
-                                 NorthwindBank]
+                                 NorthwindBank, Tempo, TicTacToe]
