@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from typing import Any
 
-from relay_desktop.agent.actions import ResolvedStep, StepError, parse_plan, resolve_step
+from relay_desktop.agent.actions import ResolvedStep, StepError, parse_plan, resolve_step, screen_step
 from relay_desktop.agent.control import RunControl
 from relay_desktop.agent.executor import Executor
 from relay_desktop.agent.observation import Observation
@@ -124,6 +124,8 @@ class PhoneSession:
             raise ActionRefused("call screen first: element ids come from the element list it returns")
         self.last = fresh
         try:
+            # A point read off the picture `screen` returned: that look's picture, mapped to the phone's pixels.
+            step = screen_step(step, (before or fresh).screen_point)
             resolved = resolve_step(step, fresh.element_map)
         except StepError as exc:
             raise ActionRefused(str(exc)) from None

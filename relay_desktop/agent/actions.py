@@ -9,6 +9,7 @@ meant for the model: the orchestrator records it as a failed step and tells the 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,7 +20,7 @@ from relay_desktop.perception import Bounds, Element, ElementMap
 
 __all__ = ["ACTIONS", "MAX_STEPS_PER_PLAN", "OPTIONAL_ACTIONS", "PLAN_CONTRACT", "ActionSpec", "ResolvedStep",
            "SemanticActionPlan", "Step", "StepError", "available_actions", "finger_vector", "parse_plan",
-           "plan_contract", "resolve_step"]
+           "plan_contract", "resolve_step", "screen_step"]
 
 MAX_STEPS_PER_PLAN = 5
 DIRECTIONS = ("up", "down", "left", "right")
@@ -50,12 +51,16 @@ class ActionSpec:
 
 _ELEMENT = {"type": "string", "description": "an element id from the screen's element list, e.g. \"e12\""}
 _POINT = {"type": "integer", "minimum": 0, "description": "screen pixel; only when no element fits"}
+# A point read off the picture: the agent maps it to the phone's pixel (the picture may be scaled), exactly.
+_IN_SCREENSHOT = {"type": "boolean", "description": "x, y are pixels of the screenshot, not of the screen"}
 
 ACTIONS: dict[str, ActionSpec] = {spec.name: spec for spec in (
-    ActionSpec("tap", "Tap an element (or, only when no element fits, a screen point x, y).",
-               {"element": _ELEMENT, "x": _POINT, "y": _POINT}, targets_element=True),
+    ActionSpec("tap", "Tap an element (or, only when no element fits, a point x, y: on the screen, or on the "
+               "screenshot with in_screenshot=true).",
+               {"element": _ELEMENT, "x": _POINT, "y": _POINT, "in_screenshot": _IN_SCREENSHOT}, targets_element=True),
     ActionSpec("long_press", "Press and hold an element (opens context menus, starts selection).",
-               {"element": _ELEMENT, "x": _POINT, "y": _POINT}, targets_element=True),
+               {"element": _ELEMENT, "x": _POINT, "y": _POINT, "in_screenshot": _IN_SCREENSHOT},
+               targets_element=True),
     ActionSpec("type", "Type text into a field (or secret=NAME: a secret the user saved, typed without you "
                "ever seeing it): taps the field first when an element is given.",
                {"element": _ELEMENT, "text": {"type": "string"},
@@ -170,6 +175,10 @@ class Step:
             parts.append(self.element)
         elif "x" in p and "y" in p:
             parts.append(f"({p['x']},{p['y']})")
+            if p.get("in_screenshot"):
+                parts.append("on the screenshot")
+            elif "from_screenshot" in p:
+                parts.append("(the screenshot's ({},{}))".format(*p["from_screenshot"]))
         if "from_edge" in p:
             parts.append(f"from {p['from_edge']} edge")
         for key in ("direction", "key", "app", "value"):
@@ -265,6 +274,26 @@ def parse_plan(data: dict[str, Any], source: str = "model", *, shell: bool = Fal
     remember = tuple(str(fact) for fact in (data.get("remember") or ())[:MAX_REMEMBER] if str(fact).strip())
     return SemanticActionPlan(steps, str(data.get("thinking") or ""), str(data.get("reflection") or ""), source,
                               remember, dropped)
+
+
+def screen_step(step: Step, to_screen: Callable[[float, float], tuple[int, int]]) -> Step:
+    """The step with a point read off the screenshot (``in_screenshot``) moved to the phone's pixel, by
+    ``to_screen`` (:meth:`Observation.screen_point`); any other step as it is. Everything after this — the
+    guards, the history, a routine learnt from the run — then sees screen pixels only, like the element list's
+    @x,y. ``from_screenshot`` keeps the picture's point so the step still reads as the model gave it."""
+    p = step.params
+    if not p.get("in_screenshot"):
+        return step
+    if step.element or "x" not in p or "y" not in p:
+        # An element's tap point is already the screen's; the flag means nothing without a point.
+        return Step(step.action, {k: v for k, v in p.items() if k != "in_screenshot"})
+    try:
+        x, y = to_screen(p["x"], p["y"])
+    except ValueError as exc:
+        raise StepError(f"{exc}; give an element id or a point on the screenshot") from None
+    params = {k: v for k, v in p.items() if k != "in_screenshot"}
+    params.update(x=x, y=y, from_screenshot=[p["x"], p["y"]])
+    return Step(step.action, params)
 
 
 @dataclass(frozen=True)

@@ -51,6 +51,24 @@ class Observation:
         return packages[0] if packages else ""
 
     @property
+    def display(self) -> tuple[int, int]:
+        """The whole display's size in pixels, turned as the screen is: what screen points (taps, @x,y) are in."""
+        c = self.context
+        if c.screen_width and c.screen_height:
+            return c.screen_width, c.screen_height
+        shot = self.screenshot
+        return (shot.source_width, shot.source_height) if shot is not None else \
+            (self.element_map.screen.width, self.element_map.screen.height)
+
+    def screen_point(self, x: float, y: float) -> tuple[int, int]:
+        """A point of the screenshot the model was sent → the phone's pixel it shows. The picture may be scaled
+        (and a mirror's frame is smaller than the display), so the model is never asked to do this sum itself.
+        Raises ValueError when no picture was sent or the point is off it."""
+        if self.screenshot is None:
+            raise ValueError("no screenshot was sent with this screen")
+        return self.screenshot.to_screen(x, y, self.display)
+
+    @property
     def keyboard_shown(self) -> bool:
         return self.context.keyboard_shown or self.element_map.keyboard is not None
 

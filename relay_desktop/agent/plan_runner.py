@@ -16,7 +16,7 @@ import re
 import time
 from dataclasses import replace
 
-from relay_desktop.agent.actions import ResolvedStep, SemanticActionPlan, Step, StepError, resolve_step
+from relay_desktop.agent.actions import ResolvedStep, SemanticActionPlan, Step, StepError, resolve_step, screen_step
 from relay_desktop.agent.control import RunFinishedSignal
 from relay_desktop.agent.events import ActionEffect, ActionResult, ActionStarted, HumanInput
 from relay_desktop.agent.memory import NOTED_BY_THE_AGENT
@@ -185,6 +185,7 @@ class PlanRunner:
     async def _run_one(self, step: Step, observation: Observation, index: int, retried: bool = False) -> bool:
         run = self.run
         try:
+            step = screen_step(step, observation.screen_point)
             resolved = resolve_step(step, observation.element_map)
             blocked = run.guards.blocked_reason(observation.fingerprint, step)
             if blocked:

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from PIL import Image
 
 __all__ = ["DEFAULT_MAX_SIDE", "OCR_CLASS", "OCR_MISSING_NOTICE", "OCR_STATE", "OcrEngine", "OcrText",
-           "OcrUnavailableError", "is_ocr", "ocr_elements", "readable", "scale_to_screen"]
+           "OcrUnavailableError", "is_ocr", "ocr_elements", "readable", "reading_order", "scale_to_screen"]
 
 OCR_MISSING_NOTICE = ("OCR is off: text that the UI dump leaves out (toasts, canvases, some web pages) is not read. "
                       "Install it with: pip install 'relay-desktop[ocr]'")
@@ -204,11 +204,12 @@ def ocr_elements(texts: Sequence[OcrText], tree: UITree, keyboard: Bounds | None
     keyboard_area = next((w.bounds for w in tree.windows if w.kind is WindowKind.KEYBOARD), keyboard)
     status_bottom = _status_bar_bottom(tree)
     nav_bar = _nav_bar(tree)
-    shown = [n for n in tree.nodes if (n.text or n.desc or n.hint) and n.visible and not n.bounds.empty]
+    shown = [n for n in tree.nodes if (n.text or n.desc or n.hint) and n.visible and not n.bounds.empty
+             and not _title_only(n)]
     # Behind a dialog the app is dimmed and out of reach: text read there would be offered as if it were not.
     modal = any(w.kind is WindowKind.DIALOG for w in tree.windows)
     elements = []
-    for line in sorted(texts, key=lambda t: (t.bounds.top, t.bounds.left)):
+    for line in reading_order(texts):
         if not readable(line):
             continue
         text = clean(line.text)
@@ -237,6 +238,31 @@ def ocr_elements(texts: Sequence[OcrText], tree: UITree, keyboard: Bounds | None
                                 bounds=box, visible=box, tap=(x, y), node=node, sources=(node,),
                                 window=window.kind, interactive=False, priority=_TEXT_PRIORITY))
     return elements
+
+
+def reading_order(texts: Sequence[OcrText]) -> list[OcrText]:
+    """Lines as a person reads them: rows top to bottom, each left to right. Words on one row are often read
+    a pixel or two apart in height ("Menu" and "Order" in a site's header): sorting by top alone would list
+    the right one first. A line joins the row above when their boxes share most of their height."""
+    rows: list[list[OcrText]] = []
+    for line in sorted(texts, key=lambda t: (t.bounds.top, t.bounds.left)):
+        row = rows[-1] if rows else None
+        if row is not None and _same_row(row[0].bounds, line.bounds):
+            row.append(line)
+        else:
+            rows.append([line])
+    return [line for row in rows for line in sorted(row, key=lambda t: t.bounds.left)]
+
+
+def _same_row(a: Bounds, b: Bounds) -> bool:
+    shared = min(a.bottom, b.bottom) - max(a.top, b.top)
+    return shared > 0.5 * min(a.height, b.height)
+
+
+def _title_only(node: UINode) -> bool:
+    """A web view's own text is its page's title (Chrome's tab title), which the page does not draw: a line in
+    the page that matches it ("Rosie's Bakery" in the site's header) is new text, not the title shown again."""
+    return node.short_class.endswith("WebView") and not node.editable
 
 
 def _status_bar_bottom(tree: UITree) -> int:

@@ -49,6 +49,16 @@ class PreparedScreenshot:
         """Device pixel → sent-image coordinates, clamped inside the sent image."""
         return (_map(x, self.source_width, self.width), _map(y, self.source_height, self.height))
 
+    def to_screen(self, x: float, y: float, screen: tuple[int, int]) -> tuple[int, int]:
+        """A point of the sent image → the pixel of a display ``screen`` (width, height) it shows.
+
+        Not :meth:`to_device`: the picture's source is not always the display. A mirror's frame is the whole
+        display scaled down (536x1200 of a 1080x2400 phone), so its pixels are not the phone's. Raises ValueError
+        for a point off the picture, which a model reading the picture can only have guessed."""
+        if not (0 <= x < self.width and 0 <= y < self.height):
+            raise ValueError(f"({x:g},{y:g}) is off the {self.width}x{self.height} screenshot")
+        return (_map(x, self.width, screen[0]), _map(y, self.height, screen[1]))
+
     def base64(self) -> str:
         return base64.b64encode(self.jpeg).decode("ascii")
 

@@ -244,7 +244,8 @@ def _templated(value: Any, parameters: Sequence[Parameter], key: str = "") -> An
 
 
 def _action(record: ActionRecord, parameters: Sequence[Parameter], secret: bool) -> dict[str, Any]:
-    action = {k: v for k, v in record.action.items() if k not in ("element",)}
+    # A point the model read off a picture is kept as the screen's pixel the agent mapped it to.
+    action = {k: v for k, v in record.action.items() if k not in ("element", "from_screenshot")}
     if record.target is None and "element" in record.action:
         action["element"] = record.action["element"]     # no identity was recorded: nothing else to go by
     bounds = (record.target or {}).get("bounds")
