@@ -1,5 +1,5 @@
 """Media player icons (Material's shapes on the 24-unit grid), in the set of :mod:`icons`: a music app's
-transport controls and the toggles around them."""
+transport controls and the toggles around them, and a game's launcher icon."""
 
 from __future__ import annotations
 
@@ -81,3 +81,14 @@ def _cast(p: Pen) -> None:
     p.arc(3, 19, 7.5, 270, 360, w=1.9)
     p.arc(3, 19, 3.8, 270, 360, w=1.9)
     p.circle(3.6, 18.4, 1.6)
+
+
+@_icon("tic_tac_toe")
+def _tic_tac_toe(p: Pen) -> None:
+    # A game's launcher icon: the grid, an X and an O.
+    for at in (8.7, 15.3):
+        p.line([(at, 3), (at, 21)], w=1.6)
+        p.line([(3, at), (21, at)], w=1.6)
+    p.line([(3.6, 3.6), (6.6, 6.6)], w=1.4)
+    p.line([(6.6, 3.6), (3.6, 6.6)], w=1.4)
+    p.circle(18.1, 18.1, 1.9, w=1.3)

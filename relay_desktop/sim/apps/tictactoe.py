@@ -99,8 +99,8 @@ def _mark(mark: str) -> Canvas:
 class TicTacToe(App):
     package = PACKAGE
     label = "Tic Tac Toe"
-    icon = "apps"
-    color = (255, 107, 107)
+    icon = "tic_tac_toe"
+    color = (27, 33, 61)
     main_activity = GAME
     system = False
     version_name = "1.4.2"
