@@ -316,12 +316,16 @@ def build_server(args: argparse.Namespace) -> MCPServer[Any]:
             content.append(Image(data=observation.screenshot.jpeg, format="jpeg"))
         return content
 
-    @server.tool(description="Tap an element (its id from the last screen) or, when no element fits, a point x, y. "
-                             "Sending, paying, deleting or installing asks the user first.")
-    async def tap(ctx: Context, element: str | None = None, x: int | None = None, y: int | None = None) -> str:
+    @server.tool(description="Tap an element (its id from the last screen) or, when no element fits, a point x, y "
+                             "in screen pixels, or with in_screenshot=true in pixels of the last screen's screenshot "
+                             "(mapped to the phone exactly). Sending, paying, deleting or installing asks the user "
+                             "first.")
+    async def tap(ctx: Context, element: str | None = None, x: int | None = None, y: int | None = None,
+                  in_screenshot: bool = False) -> str:
         if element is None and (x is None or y is None):
             raise ToolError("give an element id (from screen), or both x and y")
-        step = {"action": "tap", "element": element} if element else {"action": "tap", "x": x, "y": y}
+        step: dict[str, Any] = {"action": "tap", "element": element} if element else \
+            {"action": "tap", "x": x, "y": y, **({"in_screenshot": True} if in_screenshot else {})}
         return await _act(phones, runs, ctx, step)
 
     @server.tool(description="Type text into a field (an element id from the last screen, else the focused field). "

@@ -211,3 +211,31 @@ async def test_a_link_drawn_on_a_canvas_is_read_from_pixels_and_tapped_by_its_id
     chrome: Chrome = sim.phone.apps[CHROME]  # type: ignore[assignment]
     assert chrome.current_url == MENU
     assert "Almond croissant" in run.fast_texts()[1]
+
+
+async def test_an_mcp_client_taps_a_point_of_the_screenshot_it_was_given(adb_server: AdbTestServer) -> None:
+    """Through `relay-desktop mcp --sim`: the client reads the board off the screen tool's picture and taps its middle
+    cell with in_screenshot; the next picture shows an X there."""
+    import base64
+
+    import mcp.types as types
+
+    from relay_desktop.sim.apps.tictactoe import CROSS
+    from tests.test_mcp_server import call, connect, text_of
+
+    def picture(result: types.CallToolResult) -> Image.Image:
+        image = next(c for c in result.content if isinstance(c, types.ImageContent))
+        return Image.open(io.BytesIO(base64.b64decode(image.data))).convert("RGB")
+
+    async with connect(adb_server) as session:
+        assert not (await call(session, "launch_app", app="Tic Tac Toe")).is_error
+        before = picture(await call(session, "screen"))
+        x, y = _middle_of_board(before)
+        tapped = await call(session, "tap", x=x, y=y, in_screenshot=True)
+        assert not tapped.is_error, text_of(tapped)
+        after = picture(await call(session, "screen"))
+    assert after.size == before.size
+    cell = after.crop((x - 40, y - 40, x + 40, y + 40)).tobytes()
+    red = sum(1 for i in range(0, len(cell), 3) if all(abs(a - b) <= 40 for a, b in zip(cell[i:i + 3], CROSS,
+                                                                                           strict=True)))
+    assert red > 200, f"no X in the middle cell ({red} red pixels)"
