@@ -19,6 +19,8 @@ from relay_desktop.sim.views import Color, View
 if TYPE_CHECKING:
     from relay_desktop.sim.phone import VirtualPhone
 
+CHAOS_DIALOG = "chaos:"      # prefix of the dialog names chaos mode gives an activity (sim/chaos.py)
+
 
 @dataclass(eq=False)
 class Activity:
@@ -83,6 +85,10 @@ class App:
     def build_dialog(self, activity: Activity) -> View | None:
         if activity.dialog is None:
             return None
+        if activity.dialog.startswith(CHAOS_DIALOG):
+            # A sheet chaos mode put over the app ("What's new"): sim/chaos.py draws it; gone with chaos off.
+            chaos = self.phone.chaos
+            return chaos.app_dialog(self, activity) if chaos is not None else None
         return getattr(self, self.dialogs[activity.dialog])(activity)
 
     def on_back(self, activity: Activity) -> bool:

@@ -41,8 +41,11 @@ def compose_windows(phone: VirtualPhone) -> list[Window]:
         windows.append(system_dialog_window(phone, phone.system_dialog, app_frame.inset(0, status_h, 0, 0)))
 
     if phone.keyboard_shown:
+        # Chaos mode turns on Gboard's suggestion strip (candidates for the word being typed).
+        suggestions = phone.chaos.suggestions(windows) if phone.chaos is not None else []
         kb_root, kb_frame = keyboard.keyboard(width, app_frame.bottom, phone.input.ime_key,
-                                              shifted=phone.keyboard_shift, symbols=phone.keyboard_symbols)
+                                              shifted=phone.keyboard_shift, symbols=phone.keyboard_symbols,
+                                              suggestions=suggestions)
         layout(kb_root, kb_frame)
         windows.append(Window("ime", phone.ime_package, kb_root, kb_frame))
 
@@ -58,7 +61,8 @@ def compose_windows(phone: VirtualPhone) -> list[Window]:
     clock = phone.now().strftime("%H:%M")
     wifi_on = phone.setting("global", "wifi_on") == "1"
     airplane = phone.setting("global", "airplane_mode_on") == "1"
-    status = system_bars.status_bar(width, status_h, clock, wifi_on, 100, phone.dark_theme, airplane=airplane)
+    status = system_bars.status_bar(width, status_h, clock, wifi_on, phone.battery_level, phone.dark_theme,
+                                    airplane=airplane)
     layout(status, Rect(0, 0, width, status_h))
     windows.append(Window("status_bar", "com.android.systemui", status, status.bounds))
     nav = system_bars.nav_bar(width, nav_h, phone.input.back, phone.input.home, phone.input.recents)

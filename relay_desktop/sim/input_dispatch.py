@@ -14,6 +14,8 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from relay_desktop.sim.gboard_suggestions import pick
+from relay_desktop.sim.system_dialog import SYSTEM_DIALOG_PACKAGES
 from relay_desktop.sim.views import View, Window, hit_test, scroll_container_at
 
 if TYPE_CHECKING:
@@ -68,7 +70,7 @@ class InputDispatcher:
             return
         self._touch_down(window)
         if window.kind == "dialog" and not window.frame.contains(x, y):
-            if window.package != "android":     # the system's dialogs stay until answered
+            if window.package not in SYSTEM_DIALOG_PACKAGES:     # the system's dialogs stay until answered
                 self._dismiss_dialog()
             return
         target = hit_test(window.root, x, y, _takes_touch)
@@ -80,7 +82,10 @@ class InputDispatcher:
         elif target.on_touch is not None:
             self._invoke(window.package, target.on_touch, int(x), int(y))
         elif target.on_click is not None:
-            self._invoke(window.package, target.on_click)
+            chaos = self.phone.chaos
+            # In chaos mode an app may hang on a tap ("isn't responding"): the click runs only after "Wait".
+            if chaos is None or not chaos.hangs(window, target):
+                self._invoke(window.package, target.on_click)
         self.phone.invalidate()
 
     def _invoke(self, package: str, handler: Callable[..., Any], *args: Any) -> None:
@@ -166,8 +171,12 @@ class InputDispatcher:
         if phone.notifications.shade_open:
             phone.notifications.collapse()
         elif phone.system_dialog is not None:
-            phone.system_dialog = None
-            phone.invalidate()
+            dialog = phone.system_dialog
+            if dialog.cancelable:
+                phone.system_dialog = None
+                if dialog.on_cancel is not None:
+                    dialog.on_cancel()
+                phone.invalidate()
         elif phone.split.selecting is not None and activity.dialog is None:
             phone.split.cancel_selection()   # BACK while picking the second app puts the first one back
         elif phone.keyboard_shown:
@@ -205,6 +214,8 @@ class InputDispatcher:
     def focused_field(self) -> View | None:
         if self.phone.focus_key is None:
             return None
+        if self.phone.system_dialog is not None and self.phone.system_dialog.blocks_input:
+            return None     # a dialog that took the input focus gets the keys; the app's field does not
         for window in reversed(self.phone.windows()):
             for view in window.root.walk():
                 if view.focused and view.editable:
@@ -270,6 +281,9 @@ class InputDispatcher:
             self._enter()
         elif name == "SPACE":
             self._insert(" ")
+        elif name.startswith("SUGGEST:"):    # a candidate of the suggestion strip replaces the word being typed
+            word = name.split(":", 1)[1]
+            self._edit(lambda text: pick(text, word))
         else:
             self._insert(name.upper() if phone.keyboard_shift else name)
             phone.keyboard_shift = False

@@ -8,7 +8,7 @@ Sizes are Gboard's at 1080 px wide, scaled to the screen width.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from relay_desktop.sim.views import Color, Rect, Style, View
 
@@ -34,8 +34,10 @@ ACTIONS = {
 
 
 def keyboard(width: int, bottom: int, on_key: Callable[[str], None], shifted: bool = False,
-             symbols: bool = False, action_label: str = "enter") -> tuple[View, Rect]:
-    """The keyboard window's root view and its frame, which ends at ``bottom`` (the navigation bar)."""
+             symbols: bool = False, action_label: str = "enter",
+             suggestions: Sequence[str] = ()) -> tuple[View, Rect]:
+    """The keyboard window's root view and its frame, which ends at ``bottom`` (the navigation bar).
+    ``suggestions`` (left to right) fill the strip above the keys; a tapped one calls ``on_key("SUGGEST:<word>")``."""
     scale = width / 1080
     strip_h, row_h = round(132 * scale), round(148 * scale)
     pad_top, pad_bottom, pad_side = round(16 * scale), round(14 * scale), round(6 * scale)
@@ -84,7 +86,7 @@ def keyboard(width: int, bottom: int, on_key: Callable[[str], None], shifted: bo
         row(third),
         row(fourth),
     ])
-    strip = _suggestion_strip(strip_h, scale)
+    strip = _suggestion_strip(strip_h, scale, suggestions, on_key)
     height = strip_h + pad_top + 4 * row_h + pad_bottom
     holder = View(cls="android.widget.LinearLayout", id="keyboard_holder", padding=(0, 0, 0, pad_bottom),
                   children=[strip, View(cls="android.view.View", height=pad_top), rows])
@@ -93,16 +95,29 @@ def keyboard(width: int, bottom: int, on_key: Callable[[str], None], shifted: bo
     return root, Rect(0, bottom - height, width, bottom)
 
 
-def _suggestion_strip(height: int, scale: float) -> View:
-    """The strip above the keys; with no word typed Gboard shows its tool buttons there."""
+def _suggestion_strip(height: int, scale: float, suggestions: Sequence[str] = (),
+                      on_key: Callable[[str], None] | None = None) -> View:
+    """The strip above the keys; with no word typed Gboard shows its tool buttons there. With a word being typed
+    it shows up to three candidates between them, as Gboard dumps them: a ``softkey_holder_fixed_candidates``
+    row of clickable frames whose content-desc is the word (no text node: the word is drawn)."""
 
     def tool(id: str, desc: str, icon: str) -> View:
         return View(cls="android.widget.FrameLayout", id=id, desc=desc, clickable=True, focusable=True,
                     width=round(126 * scale), style=Style(kind="icon_button", icon=icon, fg=(68, 71, 78)))
 
+    def candidate(word: str) -> View:
+        # A flat "key" drawn in the panel's colour: the word shows, the frame does not.
+        return View(cls="android.widget.FrameLayout", desc=word, clickable=True, focusable=True, weight=1,
+                    on_click=(lambda: on_key(f"SUGGEST:{word}")) if on_key is not None else None,
+                    style=Style(kind="key", icon=word, bg=PANEL, fg=KEY_TEXT, size=round(44 * scale)))
+
+    middle = View(cls="android.view.View", weight=1)
+    if suggestions:
+        middle = View(cls="android.widget.LinearLayout", id="softkey_holder_fixed_candidates", orientation="h",
+                      weight=1, children=[candidate(word) for word in suggestions[:3]])
     return View(cls="android.widget.FrameLayout", id="keyboard_header_view_holder", orientation="h",
                 height=height, padding=(round(6 * scale), 0, round(6 * scale), 0), children=[
                     tool("key_pos_header_access_points_menu", "Open features menu", "apps"),
-                    View(cls="android.view.View", weight=1),
+                    middle,
                     tool("key_pos_header_power_key", "Voice input", "mic"),
                 ])

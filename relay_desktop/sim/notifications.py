@@ -41,6 +41,8 @@ class Notification:
     posted: datetime
     heads_up_until: float | None     # time.monotonic() deadline; None: stays up until acted on (an incoming call)
     on_open: Callable[[], None] | None = None   # what tapping it does; None: open its app
+    # Action buttons under the text ("No thanks", "Turn on"): each does its thing and the notification goes.
+    actions: tuple[tuple[str, Callable[[], None]], ...] = ()
 
     @property
     def key(self) -> str:
@@ -59,13 +61,16 @@ class NotificationCenter:
     # ------------------------------------------------------------ state
 
     def post(self, package: str, title: str, text: str, *, on_open: Callable[[], None] | None = None,
-             heads_up: float | None = HEADS_UP_SECONDS) -> Notification:
+             heads_up: float | None = HEADS_UP_SECONDS, actions: tuple[tuple[str, Callable[[], None]], ...] = (),
+             label: str | None = None) -> Notification:
         """Post a notification from ``package``; it shows as a heads-up card for ``heads_up`` seconds
-        (0: straight into the shade; None: until it is opened or dismissed)."""
+        (0: straight into the shade; None: until it is opened or dismissed). ``label`` is the app name its header
+        shows when not the package's own (SystemUI posts the low-battery warning as "Settings")."""
         app = self.phone.apps.get(package)
         deadline = None if heads_up is None else time.monotonic() + heads_up
-        label = app.label if app is not None else _SYSTEM_LABELS.get(package, package)
-        notification = Notification(self._next_id, package, label, title, text, self.phone.now(), deadline, on_open)
+        label = label or (app.label if app is not None else _SYSTEM_LABELS.get(package, package))
+        notification = Notification(self._next_id, package, label, title, text, self.phone.now(), deadline, on_open,
+                                    actions)
         self._next_id += 1
         self.active.insert(0, notification)
         self.phone.invalidate()
@@ -163,12 +168,30 @@ class NotificationCenter:
         if notification.text:
             body.append(kit.text(notification.text, size=14, color=ON_SURFACE_VARIANT, id="android:id/text",
                                  max_lines=3))
+        if notification.actions:
+            body.append(self._actions(notification))
         return View(cls="android.widget.FrameLayout", id="expandableNotificationRow", key=notification.key,
                     clickable=True, focusable=True, on_click=lambda: self.open(notification),
                     padding=kit.pad(16, 12, 16, 12),
                     children=[View(cls="android.widget.LinearLayout", id="notification_content", children=body,
                                    gap=kit.dp(2))],
                     style=Style(kind="card", bg=SURFACE_CONTAINER, radius=kit.dp(20)))
+
+    def _actions(self, notification: Notification) -> View:
+        """The action buttons, as the notification template lays them out (every button is ``action0``)."""
+        kit = self.phone.kit
+
+        def do(action: Callable[[], None]) -> Callable[[], None]:
+            def done() -> None:
+                self.cancel(notification.id)
+                action()
+            return done
+
+        buttons = [kit.button(label, do(action), id="android:id/action0", variant="text")
+                   for label, action in notification.actions]
+        return View(cls="android.widget.FrameLayout", id="android:id/actions_container", children=[
+            View(cls="android.widget.LinearLayout", id="android:id/actions", orientation="h", gap=kit.dp(8),
+                 children=buttons)])
 
     def swiped(self, window: Window, x1: float, y1: float, x2: float, y2: float) -> None:
         """A swipe that starts on a notification: sideways dismisses it; up on the heads-up card hides the card."""

@@ -12,7 +12,7 @@ import logging
 import time
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from PIL import Image
@@ -29,6 +29,9 @@ from relay_desktop.sim.streams import ProcessIO
 from relay_desktop.sim.system_dialog import SystemDialog, app_keeps_stopping
 from relay_desktop.sim.ui import Kit
 from relay_desktop.sim.views import Rect, Window
+
+if TYPE_CHECKING:
+    from relay_desktop.sim.chaos import Chaos
 
 log = logging.getLogger(__name__)
 
@@ -97,6 +100,8 @@ class VirtualPhone:
         self._animating_until = 0.0
         self.input = InputDispatcher(self)
         self.split = SplitScreen(self)
+        # Interruptions (sim/chaos.py): None, the default, is a phone where nothing comes up unasked.
+        self.chaos: Chaos | None = None
         self.go_home()
 
     # ------------------------------------------------------------ identity and state
@@ -265,21 +270,31 @@ class VirtualPhone:
 
     async def tap(self, x: float, y: float) -> None:
         await self.input.tap(x, y)
+        self._after_input()
 
     async def swipe(self, x1: float, y1: float, x2: float, y2: float, duration_ms: int = 300) -> None:
         await self.input.swipe(x1, y1, x2, y2, duration_ms)
+        self._after_input()
 
     async def drag_and_drop(self, x1: float, y1: float, x2: float, y2: float, duration_ms: int = 1000) -> None:
         await self.input.swipe(x1, y1, x2, y2, max(duration_ms, 600))
+        self._after_input()
 
     async def long_press(self, x: float, y: float, duration_ms: int = 800) -> None:
         await self.input.swipe(x, y, x, y, duration_ms)
+        self._after_input()
 
     async def press_key(self, code: int, long_press: bool = False) -> None:
         await self.input.press_key(code, long_press)
+        self._after_input()
 
     async def input_text(self, text: str) -> None:
         await self.input.type_text(text)
+        self._after_input()
+
+    def _after_input(self) -> None:
+        if self.chaos is not None:
+            self.chaos.after_input()   # the seeded interruptions come after the Nth input event
 
     # ------------------------------------------------------------ navigation
 
@@ -362,6 +377,8 @@ class VirtualPhone:
     def clear_data(self, package: str) -> None:
         self.force_stop(package)
         self.apps[package].reset()
+        if self.chaos is not None:
+            self.chaos.app_cleared(package)    # its runtime permissions go with its data: it asks again
         self.invalidate()
 
     def _activity_name(self, app: App, activity: str | None) -> str:
@@ -393,6 +410,8 @@ class VirtualPhone:
         self.keyboard_shown = self.focus_key is not None
         if self.config.realism.transition_seconds:
             self.animate_for(self.config.realism.transition_seconds)
+        if self.chaos is not None:
+            self.chaos.navigated()     # an app coming to the front may ask for a permission, show what's new…
         self.invalidate()
 
     def __repr__(self) -> str:

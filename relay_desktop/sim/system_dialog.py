@@ -17,15 +17,24 @@ from relay_desktop.sim.views import Rect, Style, View, Window, layout
 if TYPE_CHECKING:
     from relay_desktop.sim.phone import VirtualPhone
 
-__all__ = ["SystemDialog", "app_keeps_stopping", "system_dialog_window"]
+__all__ = ["SYSTEM_DIALOG_PACKAGES", "SystemDialog", "app_keeps_stopping", "system_dialog_window"]
 
 SYSTEM_PACKAGE = "android"
+# Packages whose dialogs over an app are not the app's own: a tap outside them leaves the app's dialogs alone
+# (the system's error dialogs, a permission request, Google Play's in-app review card).
+SYSTEM_DIALOG_PACKAGES = frozenset({SYSTEM_PACKAGE, "com.android.permissioncontroller", "com.android.vending"})
 
 
 @dataclass
 class SystemDialog:
     title: str
     rows: list[tuple[str, str, Callable[[], None]]]      # (label, resource id, what it does besides closing)
+    # The dialogs chaos mode brings (sim/chaos.py) draw themselves: ``build`` lays out their window in the frame.
+    build: Callable[[Rect], Window] | None = None
+    cancelable: bool = True                  # BACK closes it ("isn't responding" and permission requests: no)
+    on_cancel: Callable[[], None] | None = None   # what BACK closing it means (a permission request: no answer)
+    owner: str | None = None                 # the app it belongs to: it hides while another app is in front
+    blocks_input: bool = False               # it has the input focus: typed text and keys do not reach the app
 
 
 def app_keeps_stopping(phone: VirtualPhone, package: str) -> SystemDialog:
@@ -41,6 +50,8 @@ def app_keeps_stopping(phone: VirtualPhone, package: str) -> SystemDialog:
 
 
 def system_dialog_window(phone: VirtualPhone, dialog: SystemDialog, frame: Rect) -> Window:
+    if dialog.build is not None:
+        return dialog.build(frame)
     kit = phone.kit
 
     def choose(action: Callable[[], None]) -> Callable[[], None]:

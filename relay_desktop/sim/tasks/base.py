@@ -65,6 +65,8 @@ class OracleError(AssertionError):
 
 def fresh_start(phone: VirtualPhone, *packages: str) -> None:
     """Close and reset the given apps and go home: every task starts from the same screen."""
+    if phone.chaos is not None:
+        phone.chaos.forget()          # the last task's scripted interruptions end with it
     for package in packages:
         phone.clear_data(package)
     phone.system_dialog = None        # a crash dialog left over from before is not part of any task
@@ -179,3 +181,106 @@ class PhoneDriver:
 
     async def launch_app(self, package: str) -> None:
         self.phone.launch(package)
+
+
+# ---------------------------------------------------------------- getting past interruptions (chaos mode)
+
+PERMISSION_CONTROLLER, PLAY_STORE = "com.android.permissioncontroller", "com.android.vending"
+
+
+def interruption(xml: str) -> tuple[str, Node, bool] | None:
+    """What came up unasked on this screen, the control a careful user answers it with, and whether that is a
+    swipe (a heads-up card is pushed away) rather than a tap; None when nothing did. Only what chaos mode
+    brings (sim/chaos.py) is recognised, so a task's own pop-ups stay its oracle's to answer."""
+    allow = find(xml, id="permission_allow_button")
+    if allow is not None and allow.attrs.get("package") == PERMISSION_CONTROLLER:
+        return "permission request", allow, False
+    wait = find(xml, id="aerr_wait")
+    if wait is not None:
+        return "not responding", wait, False
+    review = next((n for n in reversed(nodes(xml)) if n.attrs.get("package") == PLAY_STORE
+                   and n.attrs.get("text") == "Not now"), None)
+    if review is not None:
+        return "review card", review, False
+    got_it = find(xml, id="whats_new_got_it")
+    if got_it is not None:
+        return "what's new", got_it, False
+    reject = find(xml, text="Reject all")
+    if reject is not None and find(xml, text="We value your privacy") is not None:
+        return "cookie banner", reject, False
+    card = find(xml, id="heads_up_notification")
+    if card is not None:
+        return "heads-up", card, True
+    return None
+
+
+async def clear_interruptions(driver: Driver, *, limit: int = 8) -> tuple[list[str], str]:
+    """Answer whatever came up unasked until nothing is left (allow a permission, wait for a hung app, push a
+    heads-up away, close a review card or a "What's new" sheet, reject cookies). Returns what was cleared and
+    the dump of the screen left."""
+    cleared: list[str] = []
+    xml = await driver.dump_hierarchy()
+    for _ in range(limit):
+        found = interruption(xml)
+        if found is None:
+            break
+        name, node, swipe = found
+        if swipe:
+            x, y = node.center
+            await driver.swipe(x, y, x, max(1, node.bounds[1] - 200), 200)
+        else:
+            await driver.tap(*node.center)
+        cleared.append(name)
+        xml = await driver.dump_hierarchy()
+    return cleared, xml
+
+
+class ClearingDriver:
+    """A driver that gets past interruptions before each action, as a user does without thinking about it: the
+    oracles run unchanged on a phone in chaos mode (``sim --demo --chaos SEED``). :attr:`cleared` lists what it
+    answered; :meth:`settle` clears what the last action brought (a hang on the final Save)."""
+
+    def __init__(self, inner: Driver) -> None:
+        self.inner = inner
+        self.cleared: list[str] = []
+        self._acted = True        # something may have come up since the last look
+
+    async def _clear(self) -> str:
+        cleared, xml = await clear_interruptions(self.inner)
+        self.cleared += cleared
+        self._acted = False
+        return xml
+
+    async def settle(self) -> None:
+        if self._acted:
+            await self._clear()
+
+    async def dump_hierarchy(self) -> str:
+        return await self._clear()
+
+    async def tap(self, x: int, y: int) -> None:
+        await self.settle()
+        await self.inner.tap(x, y)
+        self._acted = True
+
+    async def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:
+        await self.settle()
+        await self.inner.swipe(x1, y1, x2, y2, duration_ms)
+        self._acted = True
+
+    async def type_text(self, text: str) -> None:
+        await self.settle()
+        await self.inner.type_text(text)
+        self._acted = True
+
+    async def press_key(self, code: int) -> None:
+        await self.settle()
+        await self.inner.press_key(code)
+        self._acted = True
+
+    async def launch_app(self, package: str) -> None:
+        await self.inner.launch_app(package)
+        self._acted = True
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.inner, name)     # what else the wrapped driver offers (a mirror's paste)
