@@ -86,6 +86,16 @@ def test_lines_drawn_in_a_web_view_are_elements_in_reading_order_even_when_its_t
     assert menu.tap == (830, 307)       # a tap on its id lands in the middle of the text
 
 
+def test_an_icon_read_as_two_letters_is_not_text_but_a_short_word_read_clearly_is() -> None:
+    from relay_desktop.perception import Bounds
+    from relay_desktop.perception.ocr import OcrText, readable
+
+    box = Bounds(916, 1665, 986, 1728)
+    assert not readable(OcrText("11", box, 0.70))      # Tempo's repeat icon, as RapidOCR reads it
+    assert readable(OcrText("OK", box, 0.97))
+    assert readable(OcrText("1:12", box, 0.75))
+
+
 # ---------------------------------------------------------------- end to end: a tap on a point of the picture
 
 def _middle_of_board(image: Image.Image) -> tuple[int, int]:

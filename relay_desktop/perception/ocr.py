@@ -43,6 +43,9 @@ OCR_CLASS = "ocr.Text"
 # The engine's own floor is 0.5; below 0.7 its lines are mostly icons read as letters ("_I", "F!").
 MIN_CONFIDENCE = 0.7
 MIN_WORD_CHARACTERS = 2      # letters or digits: "G" in an avatar, "★", "O" for the home button are not text
+# Two-character lines are mostly icons too, read just over the floor (a repeat icon as "11" at 0.70); real short
+# words ("OK", "5G", "Go") are read with far more confidence.
+MIN_SHORT_CONFIDENCE = 0.9
 # One line is "in the same place" as a dump node when the boxes overlap this much, by IoU or, because a
 # TextView is often much wider than its text (and a paragraph node holds many OCR lines), by the share of
 # the smaller box that lies in the other.
@@ -189,8 +192,10 @@ def is_ocr(element: Element) -> bool:
 
 
 def readable(line: OcrText) -> bool:
-    """Text rather than junk: confident enough, and at least two letters or digits."""
-    return line.confidence >= MIN_CONFIDENCE and len(_WORD.findall(line.text)) >= MIN_WORD_CHARACTERS
+    """Text rather than junk: confident enough, and at least two letters or digits (very confident, if only two)."""
+    words = len(_WORD.findall(line.text))
+    floor = MIN_SHORT_CONFIDENCE if words <= MIN_WORD_CHARACTERS else MIN_CONFIDENCE
+    return line.confidence >= floor and words >= MIN_WORD_CHARACTERS
 
 
 def ocr_elements(texts: Sequence[OcrText], tree: UITree, keyboard: Bounds | None = None) -> list[Element]:
