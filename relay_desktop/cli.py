@@ -88,6 +88,10 @@ def _parser() -> argparse.ArgumentParser:
     sim.add_argument("--no-connect", action="store_true", help="do not 'adb connect' the phone automatically")
     sim.add_argument("--demo", action="store_true",
                      help="solve every built-in task once through adb, showing each step's result")
+    sim.add_argument("--chaos", type=int, metavar="SEED",
+                     help="interrupt as a real phone does (permission requests, heads-up notifications, 'isn't "
+                          "responding', rating prompts, cookie banners, the keyboard's suggestions, low battery), "
+                          "the same way each time for a SEED")
     sim.set_defaults(command="sim", handler=_run_sim)
 
     devices = commands.add_parser("devices", help="list the phones adb can see")
@@ -156,6 +160,10 @@ async def _run_sim(args: argparse.Namespace) -> int:
         return 2
     adb = None if args.no_connect else AdbServer()
     service = VirtualPhoneService(config, port=args.port, adb=adb, require_auth=args.require_auth)
+    if args.chaos is not None:
+        from relay_desktop.sim.chaos import enable
+
+        enable(service.phone, args.chaos)
     try:
         await service.start(wait_ready=not args.require_auth)
     except OSError as exc:
@@ -188,6 +196,8 @@ def _print_banner(service: VirtualPhoneService, adb: AdbServer | None) -> None:
     print(f"Relay virtual phone is running: {phone.config.model}, {width}x{height} at "
           f"{phone.physical_density} dpi, Android {phone.props['ro.build.version.release']} "
           f"({phone.config.realism.name} timing).")
+    if phone.chaos is not None:
+        print(f"  Chaos mode (seed {phone.chaos.seed}): it interrupts as a real phone does.")
     if adb is not None:
         print(f"  Connected to the adb server on {adb.host}:{adb.port} as {service.serial}.")
     else:
@@ -200,24 +210,34 @@ def _print_banner(service: VirtualPhoneService, adb: AdbServer | None) -> None:
 
 
 async def _demo(service: VirtualPhoneService, adb: AdbServer) -> bool:
-    """Every built-in task solved by its scripted solution; True when all were."""
+    """Every built-in task solved by its scripted solution; True when all were. In chaos mode the solutions get
+    past the interruptions as a user would (tasks.base.ClearingDriver)."""
+    from relay_desktop.sim.chaos import begin_task
     from relay_desktop.sim.tasks import ALL_TASKS
+    from relay_desktop.sim.tasks.base import ClearingDriver
 
     device = await adb.device(service.serial)
     print(f"\nSolving {len(ALL_TASKS)} tasks through adb with their scripted solutions:")
     solved = 0
+    chaos = service.phone.chaos
     for task in ALL_TASKS:
         task.setup(service.phone)
+        begin_task(service.phone, task.id)
+        driver = ClearingDriver(device) if chaos is not None else device
         started = time.monotonic()
         try:
-            await task.oracle(device)
+            await task.oracle(driver)
+            if isinstance(driver, ClearingDriver):
+                await driver.settle()      # what the last step brought (a hang on the final Save)
             result = task.check(service.phone)
         except Exception as exc:  # the demo reports every failure and goes on
             print(f"  ✗ {task.goal}: {exc}", flush=True)
             continue
         mark = "✓" if result.ok else "✗"
         solved += result.ok
-        print(f"  {mark} {task.goal}  ({time.monotonic() - started:.1f} s: {result.detail})", flush=True)
+        got_past = f"; got past: {', '.join(driver.cleared)}" if isinstance(driver, ClearingDriver) and driver.cleared \
+            else ""
+        print(f"  {mark} {task.goal}  ({time.monotonic() - started:.1f} s: {result.detail}{got_past})", flush=True)
     print(f"{solved}/{len(ALL_TASKS)} tasks solved.")
     service.phone.go_home()
     return solved == len(ALL_TASKS)

@@ -36,7 +36,13 @@ from relay_desktop.bench_report import (
     format_row,
     header,
 )
-from relay_desktop.cli_run import add_model_options, add_split_screen_option, models_from_args, start_mirror
+from relay_desktop.cli_run import (
+    add_chaos_option,
+    add_model_options,
+    add_split_screen_option,
+    models_from_args,
+    start_mirror,
+)
 
 __all__ = ["BenchRow", "BenchRun", "register", "run_bench"]
 
@@ -52,6 +58,7 @@ def register(commands: Any) -> None:
     add_model_options(bench)
     bench.add_argument("--max-steps", type=int, help="override each task's step budget")
     bench.add_argument("--realistic", action="store_true", help="the virtual phone's real-phone timings")
+    add_chaos_option(bench)
     bench.add_argument("--no-mirror", action="store_true",
                        help="drive the phone over adb only, without the live mirror (to compare)")
     bench.add_argument("--json", action="store_true",
@@ -100,11 +107,12 @@ async def _run_bench_command(args: argparse.Namespace) -> int:
     say = (lambda line: print(line, file=sys.stderr, flush=True)) if args.json else \
         (lambda line: print(line, flush=True))
     phones = "the virtual phone" if args.phones == 1 else f"{args.phones} virtual phones at once"
-    say(f"Models: {which}\n{len(tasks)} task{'s' if len(tasks) != 1 else ''} on {phones}")
+    chaos = f", in chaos mode (seed {args.chaos})" if args.chaos is not None else ""
+    say(f"Models: {which}\n{len(tasks)} task{'s' if len(tasks) != 1 else ''} on {phones}{chaos}")
     bench = BenchRun(say=say, mirror=not args.no_mirror, max_steps=args.max_steps, realistic=args.realistic,
                      history=not args.no_history, allow_fallback=args.allow_fallback, phones=args.phones,
                      split_screen=not args.no_split_screen, screenshots=not args.no_screenshots,
-                     replay=args.replay, perturb=args.perturb,
+                     replay=args.replay, perturb=args.perturb, chaos=args.chaos,
                      on_row=lambda row: print(json.dumps(row.to_json(), ensure_ascii=False) if args.json
                                               else format_row(row, args.phones > 1, args.replay), flush=True),
                      on_start=None if args.json else
@@ -167,10 +175,11 @@ class BenchRun:
                  on_event: Callable[[Event], None] | None = None,
                  on_start: Callable[[bool], None] | None = None, allow_fallback: bool = False,
                  phones: int = 1, split_screen: bool = True, screenshots: bool = True, replay: bool = False,
-                 perturb: str | None = None) -> None:
+                 perturb: str | None = None, chaos: int | None = None) -> None:
         from relay_desktop.bench_replay import ReplayBench
 
         self.say = say
+        self.chaos = chaos                     # the seed of every phone's chaos mode (sim/chaos.py), or None
         # --replay: each solved task saved as a routine and replayed on a fresh phone (--perturb: a changed one)
         self.replay = ReplayBench(self, perturb) if replay else None
         self.split_screen = split_screen       # the planning model may put two apps side by side
@@ -238,6 +247,10 @@ class BenchRun:
 
         config = PhoneConfig(realism=REALISTIC if self.realistic else INSTANT)
         service = await stack.enter_async_context(VirtualPhoneService(config, port=0, adb=adb))
+        if self.chaos is not None:
+            from relay_desktop.sim.chaos import enable
+
+            enable(service.phone, self.chaos)
         device = await adb.device(service.serial)
         stack.push_async_callback(device.close)
         mirror = await self._start_mirror(device) if self.use_mirror else None
@@ -287,10 +300,13 @@ class BenchRun:
         from relay_desktop.agent.settings import AgentSettings
         from relay_desktop.mirror.mirrored_phone import MirroredPhone
         from relay_desktop.runs import RunRecorder
+        from relay_desktop.sim.chaos import begin_task
         service, device, mirror, counting, knowledge = on.service, on.device, on.mirror, on.counting, on.knowledge
         task.setup(service.phone)
         if prepare is not None:
             await prepare(service.phone)
+        # Each task's interruptions come from the seed and the task alone: the same whichever phone runs it.
+        begin_task(service.phone, task.id)
         tally = TaskTally()
         bus = EventBus()
         bus.subscribe(tally.on_event)

@@ -60,6 +60,10 @@ async def drive(device: Any, service: Any, task: str, options: DriveOptions, out
     suite_task = suite_task_for(task) if service is not None else None
     if suite_task is not None:
         suite_task.setup(service.phone)
+    if service is not None:
+        from relay_desktop.sim.chaos import begin_task
+
+        begin_task(service.phone, suite_task.id if suite_task is not None else task)   # this task's own seed
     mirror = await start_mirror(device, out.line, built_in=service is not None) if options.mirror else None
     recording = None
     try:

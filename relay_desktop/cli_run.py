@@ -55,10 +55,18 @@ def register(commands: Any) -> None:
                           "history links to it")
     run.add_argument("--no-routines", action="store_true",
                      help="do not replay a saved routine even when the task matches one (see `relay-desktop routines`)")
+    add_chaos_option(run, "with --sim: ")
     run.add_argument("--allow-shell", action="append", default=[], metavar="PREFIX",
                      help="let the agent run adb shell commands starting with PREFIX (repeatable; each command "
                           "is confirmed). Off by default")
     run.set_defaults(command="run", handler=_run_task)
+
+
+def add_chaos_option(parser: argparse.ArgumentParser, prefix: str = "") -> None:
+    parser.add_argument("--chaos", type=int, metavar="SEED",
+                        help=f"{prefix}the virtual phone interrupts as a real one does (permission requests, "
+                             "heads-up notifications, 'isn't responding', rating prompts, cookie banners, the "
+                             "keyboard's suggestions, low battery), the same way each time for a SEED")
 
 
 def add_split_screen_option(parser: argparse.ArgumentParser) -> None:
@@ -149,15 +157,19 @@ class TerminalHandlers(Handlers):
 
 
 @asynccontextmanager
-async def open_phone(serial: str | None, use_sim: bool) -> AsyncIterator[tuple[Any, Any]]:
-    """(device, virtual phone service or None): a started virtual phone, or the chosen real one."""
+async def open_phone(serial: str | None, use_sim: bool, chaos: int | None = None) -> AsyncIterator[tuple[Any, Any]]:
+    """(device, virtual phone service or None): a started virtual phone (in chaos mode with the seed ``chaos``),
+    or the chosen real one."""
     from relay_desktop.device.adb_server import AdbServer
 
     adb = AdbServer()
     if use_sim:
+        from relay_desktop.sim.chaos import enable
         from relay_desktop.sim.service import VirtualPhoneService
 
         service = VirtualPhoneService(port=0, adb=adb)
+        if chaos is not None:
+            enable(service.phone, chaos)
         await service.start()
         try:
             yield await adb.device(service.serial), service
@@ -180,6 +192,8 @@ async def _run_task(args: argparse.Namespace) -> int:
             _check_recording_path(Path(args.record), args.no_mirror)
         if args.pace < 0:
             raise ValueError("--pace cannot be negative")
+        if args.chaos is not None and not args.sim:
+            raise ValueError("--chaos is for the virtual phone: add --sim")
         llm, which = models_from_args(args)
         # With no model at all the rule-based planner drives anyway: it also takes over from a routine.
         settings = AgentSettings(max_steps=args.max_steps, screenshots=not args.no_screenshots, pace_s=args.pace,
@@ -191,7 +205,7 @@ async def _run_task(args: argparse.Namespace) -> int:
         return 2
     routine, routines = await _routine_for(args, out)
     try:
-        phone_cm = open_phone(args.device, args.sim)
+        phone_cm = open_phone(args.device, args.sim, args.chaos)
         device, service = await phone_cm.__aenter__()
     except DeviceError as exc:
         print(f"relay-desktop run: {exc}" + ("" if args.device else " (or try --sim for the virtual phone)"),
