@@ -92,6 +92,7 @@ class Chaos:
         self._held: tuple[str, Callable[[], None]] | None = None   # the tap a hung app has not handled yet
         self._hang_next = False
         self._stashed: SystemDialog | None = None
+        self._queued: list[tuple[SystemDialog, str]] = []   # system dialogs waiting for the one up to close
         self._keyboard_was = False
         self._stars = 0
         self.inputs = 0
@@ -111,6 +112,7 @@ class Chaos:
         self._triggers.clear()
         self._ask.clear()
         self._held, self._hang_next, self._stashed = None, False, None
+        self._queued.clear()
         self.suggestions_on = self.seed is not None
         self.phone.battery_level = 100
         self.inputs = 0
@@ -181,13 +183,10 @@ class Chaos:
             if hasattr(chrome, "cookie_banner_pending"):
                 chrome.cookie_banner_pending = True     # the next site page loaded asks for consent
                 self.shown.append("cookie banner")
-        if self.phone.system_dialog is not None:
-            return
         request = PERMISSIONS.get(package)
         if request and package not in self._asked and (self.seed is not None or package in self._ask):
             self._asked.add(package)
             self._ask_permission(package, request)
-            return
         scripted = next((t for t in self._triggers if t.kind == "launch" and t.package == package), None)
         if scripted is not None:
             self._triggers.remove(scripted)
@@ -328,6 +327,9 @@ class Chaos:
     # ------------------------------------------------------------ showing and closing
 
     def _show(self, dialog: SystemDialog, what: str) -> None:
+        if self.phone.system_dialog is not None:
+            self._queued.append((dialog, what))     # one at a time: a review card waits for the permission
+            return
         # The dialog takes the input focus, so the keyboard goes (and comes back with the app's focus).
         self._keyboard_was = self.phone.keyboard_shown
         self.phone.keyboard_shown = False
@@ -338,6 +340,8 @@ class Chaos:
         self.phone.system_dialog = None
         self.phone.keyboard_shown = self._keyboard_was and self.phone.focus_key is not None
         self.phone.invalidate()
+        if self._queued:
+            self._show(*self._queued.pop(0))
 
 
 def enable(phone: VirtualPhone, seed: int) -> Chaos:

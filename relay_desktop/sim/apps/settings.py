@@ -140,7 +140,8 @@ class Settings(App):
                          leading=ui.icon("notifications"), on_click=lambda: self.open(".SoundSettingsActivity")),
             ui.list_item("Display", "Dark theme, brightness, screen timeout", id="display",
                          leading=ui.icon("brightness"), on_click=lambda: self.open(".DisplaySettingsActivity")),
-            ui.list_item("Battery", "100%", id="battery", leading=ui.icon("battery"), on_click=lambda: None),
+            ui.list_item("Battery", f"{self.phone.battery_level}%", id="battery", leading=ui.icon("battery"),
+                         on_click=lambda: None),
             ui.list_item("About phone", self.phone.config.model, id="about_phone", leading=ui.icon("info"),
                          on_click=lambda: self.open(".DeviceInfoActivity")),
         ]

@@ -16,11 +16,12 @@ from relay_desktop.sim.tasks.settings_tasks import TASKS as _SETTINGS
 from relay_desktop.sim.tasks.shop_tasks import TASKS as _SHOP
 from relay_desktop.sim.tasks.split_screen_tasks import TASKS as _SPLIT_SCREEN
 from relay_desktop.sim.tasks.untidy_bank_tasks import TASKS as _UNTIDY_BANK
+from relay_desktop.sim.tasks.untidy_chaos_tasks import TASKS as _UNTIDY_CHAOS
 from relay_desktop.sim.tasks.untidy_pixels_tasks import TASKS as _UNTIDY_PIXELS
 
 ALL_TASKS: list[Task] = [*_SETTINGS, *_COMMS, *_NOTES, *_CLOCK, *_SHOP, *_MORE, *_RECOVERY, *_COVERAGE,
                          *_MORE_RECOVERY, *_HARD_COMMS, *_HARD_DEVICE, *_SPLIT_SCREEN,
-                         *_UNTIDY_BANK, *_UNTIDY_PIXELS]
+                         *_UNTIDY_BANK, *_UNTIDY_PIXELS, *_UNTIDY_CHAOS]
 TASKS_BY_ID: dict[str, Task] = {task.id: task for task in ALL_TASKS}
 
 __all__ = ["ALL_TASKS", "TASKS_BY_ID", "CheckResult", "Driver", "OracleError", "PhoneDriver", "Task"]
