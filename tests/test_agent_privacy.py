@@ -15,7 +15,7 @@ import keyring.backends.fail
 from PIL import Image
 
 from relay_desktop.agent.capture import PRIVATE_APP, PROTECTED
-from relay_desktop.agent.events import EventBus, LogLine, ScreenCaptured
+from relay_desktop.agent.events import EventBus, HumanInput, LogLine, ScreenCaptured
 from relay_desktop.agent.orchestrator import Orchestrator
 from relay_desktop.agent.prompts import screenshot_line
 from relay_desktop.agent.settings import AgentSettings
@@ -103,6 +103,15 @@ async def test_a_protected_screen_sends_no_picture_tells_the_model_why_and_the_h
     first = fake_llm.requests.index(bank_asks[0])
     assert all(not r.images() for r in fake_llm.requests[first:])
     assert all("this screen is protected" in r.last_text() for r in bank_asks)
+    # A saved secret answers the sign-in screen: the user is not asked, nor the model told to type nothing.
+    assert not any(isinstance(e, HumanInput) and e.purpose == "sign_in" for e in events)
+    assert not any("do not type any password" in r.last_text() for r in act)
+    strategy = [r for r in fake_llm.requests if r.tool_names() == ["plan_strategy"]]
+    assert strategy and all("Saved secrets: bank_pin. They count as given" in r.last_text() for r in strategy)
+    assert any("type(element, secret=bank_pin)" in r.last_text() for r in bank_asks)
+    # The PIN field shows dots, never the value: the check after typing must not call that a failure.
+    assert not any("is not in the field after typing" in r.last_text() for r in act)
+    assert any('secret:bank_pin → done; ~ e' in r.last_text() for r in act)
     assert any(isinstance(e, LogLine) and "Protected screen in com.northwind.bank" in e.message for e in events)
     record = store.get_run(result.run_id)
     bank_steps = [s for s in record.steps if s.app == PACKAGE]

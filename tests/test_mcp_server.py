@@ -307,7 +307,8 @@ async def test_type_text_types_a_saved_secret_whose_value_no_reply_holds(
         editor = text_of(await call(session, "screen"))
         field = next(line.split()[0] for line in editor.splitlines() if " field " in line)
         typed = await call(session, "type_text", element=field, secret="door_code")
-        assert not typed.is_error and 'typed the secret "door_code"' in text_of(typed), text_of(typed)
+        assert not typed.is_error, text_of(typed)
+        assert "typed the saved secret door_code (its value hidden)" in text_of(typed), text_of(typed)
         after = text_of(await call(session, "screen"))
         assert "4711" not in after and "4711" not in text_of(typed) and "[REDACTED]" in after, after
         missing = await call(session, "type_text", element=field, secret="no_such")

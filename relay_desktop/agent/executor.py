@@ -136,7 +136,7 @@ class Executor:
             done.append("cleared it")
         if text:
             await self._send(lambda: phone.type_text(text))
-            done.append(f'typed the secret "{name}"' if name else f'typed "{text}"')
+            done.append(f"typed the saved secret {name} (its value hidden)" if name else f'typed "{text}"')
         if step.params.get("submit"):
             await self._send(lambda: phone.press_key("ENTER"))
             done.append("pressed Enter")

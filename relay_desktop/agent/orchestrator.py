@@ -219,7 +219,7 @@ class Orchestrator:
                               self.capture, self.completion, self.memory)
         self._fallback: Any = None
         self.steps = PlanRunner(self.state)
-        self.reviewer = Reviewer(self.state, self.steps)
+        self.reviewer = Reviewer(self.state, self.steps, lambda: self.secret_names)
 
     async def _announce(self) -> None:
         """What the log says before the first step: who plans, how the screen is read."""
@@ -236,6 +236,8 @@ class Orchestrator:
             self.log(describe())
         if self.secrets is not None:
             self.secret_names = [s.name for s in await self.secrets.anames()]
+            if self.coordinator.planner is not None:
+                self.coordinator.planner.secret_names = self.secret_names
             if self.secret_names:
                 self.log(f"Saved secrets the agent may type (by name; the model never sees a value): "
                          f"{', '.join(self.secret_names)}")

@@ -214,7 +214,7 @@ on the home screen; prefer the app's own search, shortcuts and deep settings pag
 - Think about what is already on screen: if the task is half done, plan from where the phone is now.
 - Anticipate obstacles: sign-in walls, permission dialogs, pop-ups, the keyboard covering fields.
 - Sending, paying, deleting and installing are confirmed by the user; plan them, do not avoid them.
-- Never plan to type a password or code the user did not give.
+- Never plan to type a password or code the user did not give (a saved secret, when listed, counts as given).
 - Set split_screen only when the task truly needs two apps side by side: what one shows is typed into the \
 other, or the user asks for split screen. Both apps must be installed. Then the phone is put in split screen \
 and two agents work at once, one per app: apps lists the app read from first (it goes in the top half) and \
@@ -256,8 +256,12 @@ def _budget_line(budget: tuple[int, int] | None) -> str:
             "Keep it within that.")
 
 
-def _context(task: str, observation: Observation, apps: Sequence[AppInfo], knowledge: str) -> list[str]:
+def _context(task: str, observation: Observation, apps: Sequence[AppInfo], knowledge: str,
+             secret_names: Sequence[str] = ()) -> list[str]:
     parts = [f"TASK: {task}", device_block(observation, apps, max_apps=MAX_APPS_SHOWN)]
+    if secret_names:
+        parts.append(f"Saved secrets: {', '.join(secret_names)}. They count as given by the user: the agent types "
+                     "one by its name (its value is never shown), so a plan may use one where it is what is asked.")
     if knowledge.strip():
         parts.append(f"What the installed apps can do:\n{knowledge.strip()}")
     return parts
@@ -283,6 +287,7 @@ class PlanningAgent:
         self.models = models
         self.meter = meter
         self.max_tokens = max_tokens
+        self.secret_names: Sequence[str] = ()      # the user's saved secrets, by name (set when the run starts)
 
     @staticmethod
     def system_prompt() -> str:
@@ -293,7 +298,7 @@ class PlanningAgent:
                            shown: int | None = None) -> PlanningResult:
         """``shown``: how many of ``done_so_far`` the screen shows done (the agent may have acted since its last
         look); None: all of them."""
-        parts = _context(task, observation, apps, knowledge)
+        parts = _context(task, observation, apps, knowledge, self.secret_names)
         if done_so_far:
             # The steps quote screen labels: data, not instructions.
             parts.append(as_data("WHAT THE AGENT HAS DONE SO FAR (it began while you were being asked; oldest "
@@ -319,7 +324,7 @@ class PlanningAgent:
                             failure_context: Sequence[str], previous: PlanningResult | None,
                             knowledge: str = "", trigger: str = "stall", budget: tuple[int, int] | None = None,
                             facts: str = "") -> PlanningResult:
-        parts = _context(task, observation, apps, knowledge)
+        parts = _context(task, observation, apps, knowledge, self.secret_names)
         if facts:
             parts.append(facts)
         # The failures quote screen labels: data, not instructions.

@@ -61,7 +61,7 @@ def screen_block(observation: Observation, *, diff_text: str | None = None) -> s
     if observation.keyboard_shown:
         lines.append("The on-screen keyboard is shown (it covers the bottom of the screen).")
     if sign_in_screen(element_map):
-        lines.append("This is a sign-in screen with a password field.")
+        lines.append("A password or PIN field is on screen.")
     lines.append("Elements (id role \"label\" states):")
     lines.append(to_prompt_text(element_map) or "(no elements: the screen may be loading)")
     if diff_text is not None:

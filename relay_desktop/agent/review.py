@@ -7,6 +7,8 @@ tap closed the app, it is told what happened and what it could do, and it decide
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from relay_desktop.agent.events import ActionEffect, HumanInput
 from relay_desktop.agent.guards import Transition
 from relay_desktop.agent.observation import Observation
@@ -27,9 +29,11 @@ _LEAVES_APP = ("home", "recent_apps", "back", "launch_app")
 
 
 class Reviewer:
-    def __init__(self, run: RunState, runner: PlanRunner) -> None:
+    def __init__(self, run: RunState, runner: PlanRunner,
+                 secret_names: Callable[[], list[str]] = lambda: []) -> None:
         self.run = run
         self.runner = runner
+        self.secret_names = secret_names        # the saved secrets' names (known once the run has announced)
         self._asked_sign_in: set[str] = set()
 
     def review(self, before: Observation, after: Observation) -> list[str]:
@@ -130,7 +134,18 @@ class Reviewer:
         notes = [f"USER MESSAGE (sent during the run): {m}" for m in run.control.take_messages(run.reader)]
         for message in notes:
             run.log(message)
-        if sign_in_screen(observation.element_map) and observation.layout_hash not in self._asked_sign_in:
+        secrets = self.secret_names()
+        if sign_in_screen(observation.element_map) and secrets:
+            if observation.layout_hash in self._asked_sign_in:
+                return notes
+            self._asked_sign_in.add(observation.layout_hash)
+            # The user saved secrets for this: the model picks the one this sign-in needs (by its name) and
+            # types it without seeing it; the user is asked only when none fits.
+            names = ", ".join(secrets)
+            notes.append(f"A password or PIN field is on screen. Saved secrets: {names}. If one of them is what it "
+                         f"asks for, type it with type(element, secret=NAME) (e.g. type(element, "
+                         f"secret={secrets[0]})); if none is, ask_user. Never guess a password.")
+        elif sign_in_screen(observation.element_map) and observation.layout_hash not in self._asked_sign_in:
             self._asked_sign_in.add(observation.layout_hash)
             question = (f"The phone shows a sign-in screen in {observation.app}. Sign in on the phone yourself and "
                         "answer 'done', or give the details the agent should type (they are used for this run "

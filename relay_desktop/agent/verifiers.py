@@ -18,6 +18,7 @@ from relay_desktop.agent.ports import Models
 from relay_desktop.agent.prompts import UNTRUSTED_NOTICE, as_data, neutralise_delimiters, screen_block
 from relay_desktop.llm.costs import CostMeter
 from relay_desktop.llm.types import ImagePart, LLMRequest, LLMResponse, Message, OutputContract
+from relay_desktop.perception import focused_field
 
 __all__ = ["CompletionVerifier", "ProgressChecker", "Verdict", "verify_step"]
 
@@ -61,6 +62,20 @@ def _typed(step: Step, before: Observation, after: Observation) -> Verdict | Non
     return None
 
 
+def _typed_secret(step: Step, before: Observation, after: Observation, changed: bool) -> Verdict:
+    """A secret's value is never known here (nor shown by a password field): the field must have taken text."""
+    name = step.params.get("secret")
+    old = before.element_map.get(step.element) if step.element else focused_field(before.element_map)
+    new = after.element_map.get(step.element) if step.element else focused_field(after.element_map)
+    if new is not None and new.value and (old is None or new.value != old.value):
+        return Verdict(True, f"the field took the secret {name}")
+    if step.params.get("submit") and changed:
+        return Verdict(True, "the secret was typed and submitted, and the screen changed")
+    if new is None and changed:
+        return Verdict(True, "the screen changed after typing the secret")
+    return Verdict(False, f"the field did not change after typing the secret {name}: it may not have had focus")
+
+
 def verify_step(step: Step, before: Observation, after: Observation, package: str | None = None, *,
                 changed: bool | None = None) -> Verdict:
     """Whether ``step`` had the effect it should have had, judged from the screens before and after it.
@@ -68,6 +83,8 @@ def verify_step(step: Step, before: Observation, after: Observation, package: st
     if changed is None:
         changed = before.fingerprint != after.fingerprint
     action = step.action
+    if action == "type" and step.params.get("secret"):
+        return _typed_secret(step, before, after, changed)
     if action == "type":
         text = str(step.params.get("text", ""))
         verdict = _typed(step, before, after)
