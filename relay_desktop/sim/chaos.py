@@ -105,6 +105,7 @@ class Chaos:
         self.random = random.Random(f"{self.seed}/{label}")
         self._next_at = self.inputs + self.random.randint(*FIRST_GAP)
         self._battery_warned = False
+        self._suggested = False
         self._prompted: set[str] = set()
 
     def forget(self) -> None:
@@ -321,7 +322,11 @@ class Chaos:
         for window in windows:
             for view in window.root.walk():
                 if view.focused and view.editable:
-                    return [] if view.password else candidates(view.text)
+                    words = [] if view.password else candidates(view.text)
+                    if words and not self._suggested:
+                        self._suggested = True
+                        self.shown.append("suggestions")
+                    return words
         return []
 
     # ------------------------------------------------------------ showing and closing
