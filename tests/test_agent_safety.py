@@ -64,7 +64,7 @@ def test_a_tap_at_a_point_is_judged_by_the_element_there() -> None:
 
 
 @pytest.mark.parametrize("label", ["Wi-Fi", "Network & internet", "Bluetooth", "Sender settings", "Equalizer preset",
-                                   "Signpost", "Display"])
+                                   "Signpost", "Display", "Review transfer", "Preview post"])
 def test_harmless_controls_need_no_confirmation(label: str) -> None:
     assert _reason(Step.of("tap", element="e1"), _button(label)) is None
 

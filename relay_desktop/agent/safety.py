@@ -30,6 +30,8 @@ _SENSITIVE = re.compile(
     r"\b(send|sent|pay|payment|purchase|buy|checkout|check out|place order|order now|transfer|delete|remove|"
     r"erase|uninstall|install|factory reset|reset|unsubscribe|post|publish|share|submit|donate|withdraw)\b", re.I)
 _MESSAGE_FIELD = re.compile(r"\b(message|text message|reply|chat|comment|post|tweet|email)\b", re.I)
+# "Review transfer", "Preview post": opens the screen where the real button is (which is confirmed in turn).
+_LEADS_TO_REVIEW = re.compile(r"\s*(review|preview)\b", re.I)
 CONTENT_WORDS = 5   # a longer text inside a control is content it shows (a message preview), not what it does
 
 
@@ -49,8 +51,9 @@ def sensitive_reason(resolved: ResolvedStep, observation: Observation) -> str | 
     """Why this step needs the user's OK (a sentence for the confirmation), or None."""
     step, target = resolved.step, resolved.target
     if step.action in ("tap", "long_press") and target is not None:
-        match = _SENSITIVE.search(control_words(target))
-        if match:
+        words = control_words(target)
+        match = _SENSITIVE.search(words)
+        if match and not _LEADS_TO_REVIEW.match(target.name or words):
             # The control's own app: in split screen the app "in front" is only the half touched last.
             app = target.node.package or observation.app
             return f'{step.action.replace("_", " ")} "{target.name}" ({match.group(1).lower()}) in {app}'
