@@ -18,7 +18,8 @@ from PIL import Image, ImageDraw
 from relay_desktop.perception.geometry import Bounds
 from relay_desktop.perception.tree import UITree
 
-__all__ = ["MASK_COLOUR", "is_blank_frame", "mask_regions", "outside_regions", "password_regions"]
+__all__ = ["MASK_COLOUR", "is_blank_frame", "mask_regions", "outside_regions", "password_regions",
+           "region_boxes"]
 
 # A screen-off or FLAG_SECURE capture is exactly black; a dark theme is not (its surfaces are grey #121212 and
 # up, and the status bar's icons are drawn on it), so the bar is low and the share high.
@@ -54,13 +55,28 @@ def mask_regions(image: Image.Image, regions: Sequence[Bounds], screen: tuple[in
     shows whole, perhaps scaled) painted over. The picture itself is left as it was."""
     if not regions:
         return image
-    sx, sy = image.width / screen[0], image.height / screen[1]
     masked = image.convert("RGB") if image.mode != "RGB" else image.copy()
     draw = ImageDraw.Draw(masked)
-    for r in regions:
-        draw.rectangle((int(r.left * sx), int(r.top * sy), int(r.right * sx + 0.999) - 1,
-                        int(r.bottom * sy + 0.999) - 1), fill=MASK_COLOUR)
+    for box in region_boxes(regions, image.size, screen):
+        draw.rectangle(box, fill=MASK_COLOUR)
     return masked
+
+
+def region_boxes(regions: Sequence[Bounds], size: tuple[int, int], screen: tuple[int, int]
+                 ) -> list[tuple[int, int, int, int]]:
+    """``regions`` (in pixels of a ``screen`` of that width and height) as boxes in a picture of ``size`` that
+    shows the screen whole: (left, top, right, bottom), right and bottom included, clipped to the picture; a
+    region partly covering a pixel covers all of it. One rule for every picture that is masked (screenshots,
+    recordings' frames), so they all hide the same pixels."""
+    sx, sy = size[0] / screen[0], size[1] / screen[1]
+    boxes = []
+    for r in regions:
+        left, top = max(0, int(r.left * sx)), max(0, int(r.top * sy))
+        right = min(size[0] - 1, int(r.right * sx + 0.999) - 1)
+        bottom = min(size[1] - 1, int(r.bottom * sy + 0.999) - 1)
+        if left <= right and top <= bottom:
+            boxes.append((left, top, right, bottom))
+    return boxes
 
 
 class _Placed(Protocol):

@@ -63,6 +63,9 @@ class PaneEvents(QObject):
                 view.display_size = event.display
             view.show_elements(event.element_map)
             view.set_protected(event.withheld == "protected")
+            # The dump was read while the capture ran: its password fields are masked in a recording from then.
+            pane.screen_recording.saw(event.time - event.capture_ms / 1000, event.time, event.element_map.tree,
+                                      event.display)
             pane.inspector.show_map(event.element_map)
         elif isinstance(event, StepStarted):
             panel.set_stat("step", f"{event.step} / {event.max_steps}")

@@ -9,6 +9,7 @@ models, the run store, the device picker, the theme and speech (see ``main_windo
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any, Protocol
 
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -313,8 +314,14 @@ class PhonePane(QWidget):
 
         if self.session.device is None:
             return
+        began = time.time()
         xml = await self.session.device.dump_hierarchy()
         element_map = await asyncio.to_thread(build_element_map, xml, self.inspector.element_map)
+        # A screen the user inspects while recording may hold a password field: the video is masked there too.
+        display = self.session.display_size          # the panel's natural size; the dump says how it is turned
+        if display is not None and element_map.tree.rotation % 2:
+            display = (display[1], display[0])
+        self.screen_recording.saw(began, time.time(), element_map.tree, display)
         self.mirror_view.show_elements(element_map)
         self.inspector.show_map(element_map)
 
