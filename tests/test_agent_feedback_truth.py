@@ -33,8 +33,26 @@ def _all_text(request: LLMRequest) -> str:
 async def test_the_picture_size_and_its_scale_to_screen_pixels_are_stated() -> None:
     run = await run_task(FakePhone(counter_screens(), "s0"), Script(lambda n, r: complete()), planning=False)
     text = run.fast_texts()[0]
-    assert ("The screenshot is 540x1200 pixels; screen coordinates (x, y and @x,y) are 1080x2400 screen pixels "
-            "(multiply positions read off the picture by 2)") in text
+    assert ("The screenshot is 540x1200 pixels; the screen is 1080x2400 pixels (x, y and @x,y are screen pixels: "
+            "2 times the screenshot's)") in text
+    assert "give its screenshot pixels with in_screenshot=true" in text
+
+
+def test_a_mirror_frame_smaller_than_the_screen_is_not_called_the_screen() -> None:
+    # The mirror's frame is 536x1200 while the display is 1080x2400: the screen's size is the display's.
+    from PIL import Image
+
+    from relay_desktop.agent.observation import Observation
+    from relay_desktop.agent.prompts import screenshot_line
+    from relay_desktop.device.models import DeviceContext
+    from relay_desktop.perception import build_element_map, prepare_screenshot
+
+    shot = prepare_screenshot(Image.new("RGB", (536, 1200), "white"), max_side=1200)
+    context = DeviceContext("s", "Pixel", "Google", "14", 34, "en-US", "UTC", 1080, 2400, 420, False, None)
+    element_map = build_element_map(FakePhone(counter_screens(), "s0").xml())
+    line = screenshot_line(Observation.of(element_map, shot, context, 0.0, 0.0))
+    assert line.startswith("The screenshot is 536x1200 pixels; the screen is 1080x2400 pixels"), line
+    assert "536x1200 screen pixels" not in line
 
 
 def test_the_device_name_is_not_doubled() -> None:

@@ -101,11 +101,13 @@ def screenshot_line(observation: Observation) -> str:
                 "below is all there is to see; act on its elements.")
     if shot is None:
         return "No screenshot this turn: use the element list."
-    factor = shot.source_width / shot.width if shot.width else 1.0
-    scale = f"multiply positions read off the picture by {factor:g}" if abs(factor - 1) > 0.01 else \
-        "the same scale"
-    return (f"The screenshot is {shot.width}x{shot.height} pixels; screen coordinates (x, y and @x,y) are "
-            f"{shot.source_width}x{shot.source_height} screen pixels ({scale}). Prefer element ids.")
+    # The screen is the display (a mirror's frame, the picture's source, can be smaller than it).
+    width, height = observation.display
+    factor = width / shot.width if shot.width else 1.0
+    scale = f"{factor:.3g} times the screenshot's" if abs(factor - 1) > 0.01 else "the screenshot's scale"
+    return (f"The screenshot is {shot.width}x{shot.height} pixels; the screen is {width}x{height} pixels (x, y and "
+            f"@x,y are screen pixels: {scale}). For a point you see only on the screenshot, give its screenshot "
+            "pixels with in_screenshot=true. Prefer element ids.")
 
 
 def _action_lines(shell: tuple[str, ...] = ()) -> str:
