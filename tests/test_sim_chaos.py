@@ -78,13 +78,15 @@ async def test_an_app_s_first_launch_asks_for_its_permission_as_android_14_does(
     await _shell(adb_server, sim, "input", "keyevent", "3")          # HOME: the request goes with its app…
     assert "permissioncontroller" not in await _dump(adb_server, sim)
     await _shell(adb_server, sim, "monkey", "-p", MESSAGES, "-c", "android.intent.category.LAUNCHER", "1")
-    xml = await _dump(adb_server, sim)                               # …and is there again when it comes back
-    await _tap(adb_server, sim, xml, id="permission_allow_button")
-    assert chaos.permissions == {MESSAGES: "granted"}
+    assert "permission_allow_button" in await _dump(adb_server, sim)   # …and is there again when it is back
+    await _shell(adb_server, sim, "input", "text", "hello")           # keys go to the dialog, not the app
+    await _shell(adb_server, sim, "input", "tap", "540", "2000")      # a tap outside: dismissed, no answer
+    assert chaos.permissions == {MESSAGES: "dismissed"}
     assert "permissioncontroller" not in await _dump(adb_server, sim)
     await _shell(adb_server, sim, "pm", "clear", MESSAGES)           # cleared data: it asks again
     await _shell(adb_server, sim, "monkey", "-p", MESSAGES, "-c", "android.intent.category.LAUNCHER", "1")
-    assert "permission_allow_button" in await _dump(adb_server, sim)
+    await _tap(adb_server, sim, await _dump(adb_server, sim), id="permission_allow_button")
+    assert chaos.permissions == {MESSAGES: "granted"}
     assert chaos.shown.count(f"permission {MESSAGES}") == 2
 
 

@@ -65,9 +65,10 @@ PROMPT_CHANCE, COOKIE_CHANCE = 0.3, 0.5
 
 @dataclass
 class Trigger:
-    """An interruption a task scripted: ``kind`` is "inputs" (after ``after`` input events), "typing" (once text
-    is typed into ``package``), "click" (a tap on the control labelled ``label`` in ``package`` hangs) or
-    "launch" (``package`` shows ``prompt``, "whats_new" or "review", when it comes to the front)."""
+    """An interruption a task scripted: ``kind`` is "inputs" (after ``after`` input events), "when" (after the
+    first input after which ``condition`` holds: text typed into an app, a pop-up closed), "click" (a tap on the
+    control labelled ``label`` in ``package`` hangs) or "launch" (``package`` shows ``prompt``, "whats_new" or
+    "review", when it comes to the front)."""
 
     kind: str
     package: str = ""
@@ -75,6 +76,7 @@ class Trigger:
     label: str = ""
     prompt: str = ""
     action: Callable[[], None] | None = None
+    condition: Callable[[], bool] | None = None    # "when": fires once this holds after an input
 
 
 class Chaos:
@@ -132,7 +134,11 @@ class Chaos:
         self._triggers.append(Trigger("inputs", after=self.inputs + count, action=action))
 
     def when_typing(self, package: str, action: Callable[[], None]) -> None:
-        self._triggers.append(Trigger("typing", package=package, action=action))
+        self.when(lambda: self._typing_in(package), action)
+
+    def when(self, condition: Callable[[], bool], action: Callable[[], None]) -> None:
+        """``action`` once, after the first input event after which ``condition`` holds."""
+        self._triggers.append(Trigger("when", condition=condition, action=action))
 
     def hang_on(self, package: str, label: str) -> None:
         self._triggers.append(Trigger("click", package=package, label=label))
@@ -149,7 +155,7 @@ class Chaos:
         self.inputs += 1
         for trigger in list(self._triggers):
             due = (trigger.kind == "inputs" and self.inputs >= trigger.after) or \
-                  (trigger.kind == "typing" and self._typing_in(trigger.package))
+                  (trigger.kind == "when" and trigger.condition is not None and trigger.condition())
             if due and trigger.action is not None:
                 self._triggers.remove(trigger)
                 trigger.action()
@@ -255,9 +261,10 @@ class Chaos:
             self._close()
 
         build = permission_window(self.phone.kit, label, request, lambda: answer("granted"), lambda: answer("denied"))
-        # BACK dismisses the request without an answer (Android does not count it as a denial).
+        # BACK or a tap outside dismisses the request without an answer (Android does not count it as a denial).
         self._show(SystemDialog(f"Allow {label} to {request}?", [], build=build, owner=package, blocks_input=True,
-                                on_cancel=lambda: answer("dismissed")), f"permission {package}")
+                                outside_cancels=True, on_cancel=lambda: answer("dismissed")),
+                   f"permission {package}")
 
     def _not_responding(self, package: str) -> None:
         label = self.phone.apps[package].label
@@ -281,6 +288,10 @@ class Chaos:
         build = anr_window(self.phone.kit, label, close, wait)
         self._show(SystemDialog(f"{label} isn't responding", [], build=build, cancelable=False,
                                 blocks_input=True), f"not responding {package}")
+
+    def prompt(self, package: str, prompt: str) -> None:
+        """Show ``package``'s "whats_new" sheet or Google Play's "review" card for it now."""
+        self._prompt(package, prompt)
 
     def _prompt(self, package: str, prompt: str) -> None:
         self._prompted.add(package)

@@ -70,8 +70,11 @@ class InputDispatcher:
             return
         self._touch_down(window)
         if window.kind == "dialog" and not window.frame.contains(x, y):
+            system = self.phone.system_dialog
             if window.package not in SYSTEM_DIALOG_PACKAGES:     # the system's dialogs stay until answered
                 self._dismiss_dialog()
+            elif system is not None and system.outside_cancels:   # …but for those a tap outside dismisses
+                self._cancel_system_dialog()
             return
         target = hit_test(window.root, x, y, _takes_touch)
         if target is None:
@@ -171,12 +174,8 @@ class InputDispatcher:
         if phone.notifications.shade_open:
             phone.notifications.collapse()
         elif phone.system_dialog is not None:
-            dialog = phone.system_dialog
-            if dialog.cancelable:
-                phone.system_dialog = None
-                if dialog.on_cancel is not None:
-                    dialog.on_cancel()
-                phone.invalidate()
+            if phone.system_dialog.cancelable:
+                self._cancel_system_dialog()
         elif phone.split.selecting is not None and activity.dialog is None:
             phone.split.cancel_selection()   # BACK while picking the second app puts the first one back
         elif phone.keyboard_shown:
@@ -202,6 +201,13 @@ class InputDispatcher:
             self.phone.finish_activity()
         else:
             self.phone.start_activity(Activity(launcher, ".RecentsActivity"))
+
+    def _cancel_system_dialog(self) -> None:
+        dialog = self.phone.system_dialog
+        self.phone.system_dialog = None
+        if dialog is not None and dialog.on_cancel is not None:
+            dialog.on_cancel()
+        self.phone.invalidate()
 
     def _dismiss_dialog(self) -> None:
         activity = self.phone.current_activity()

@@ -60,15 +60,20 @@ def permission_window(kit: Kit, app_label: str, request: str, allow: Callable[[]
         buttons = View(cls="android.widget.LinearLayout", gap=kit.dp(8), children=[
             button("Allow", "permission_allow_button", allow),
             button("Don\u2019t allow", "permission_deny_button", deny)])
-        card = _centered_card(kit, [content, buttons], id=f"{PERMISSION_CONTROLLER}:id/grant_dialog",
-                              padding=kit.pad(24, 24, 24, 24), gap=24)
+        card = View(cls="android.widget.LinearLayout", id=f"{PERMISSION_CONTROLLER}:id/grant_dialog",
+                    children=[content, buttons], padding=kit.pad(24, 24, 24, 24), gap=kit.dp(24),
+                    style=Style(kind="card", bg=DIALOG_BG, radius=kit.dp(28)))
         single = View(cls="android.widget.LinearLayout", id=f"{PERMISSION_CONTROLLER}:id/grant_singleton",
-                      orientation="stack", children=[card])
-        scroll = View(cls="android.widget.ScrollView", orientation="stack", children=[single])
-        # The activity's window fills the screen (it is translucent); only its card takes taps.
-        root = View(cls="android.widget.FrameLayout", id="android:id/content", orientation="stack", children=[scroll])
-        layout(root, frame)
-        return Window("dialog", PERMISSION_CONTROLLER, root, frame, dim_behind=True)
+                      children=[card])
+        scroll = View(cls="android.widget.ScrollView", children=[single])
+        content_view = View(cls="android.widget.FrameLayout", id="android:id/content", children=[scroll])
+        # The activity's theme is a floating Dialog.Alert: its window is the card's size, centred (decor views
+        # around the content), so what lies outside it is the app's, dimmed.
+        root = View(cls="android.widget.FrameLayout", anchor="center", width=kit.dp(320), children=[
+            View(cls="android.widget.FrameLayout", children=[content_view])])
+        holder = View(orientation="stack", children=[root])
+        layout(holder, frame)
+        return Window("dialog", PERMISSION_CONTROLLER, root, root.bounds, dim_behind=True)
 
     return build
 

@@ -31,7 +31,8 @@ class SystemDialog:
     rows: list[tuple[str, str, Callable[[], None]]]      # (label, resource id, what it does besides closing)
     # The dialogs chaos mode brings (sim/chaos.py) draw themselves: ``build`` lays out their window in the frame.
     build: Callable[[Rect], Window] | None = None
-    cancelable: bool = True                  # BACK closes it ("isn't responding" and permission requests: no)
+    cancelable: bool = True                  # BACK closes it ("isn't responding": no)
+    outside_cancels: bool = False            # so does a tap outside it (a permission request)
     on_cancel: Callable[[], None] | None = None   # what BACK closing it means (a permission request: no answer)
     owner: str | None = None                 # the app it belongs to: it hides while another app is in front
     blocks_input: bool = False               # it has the input focus: typed text and keys do not reach the app

@@ -4,7 +4,8 @@
 * a heads-up text from someone else arrives while the agent types a message (do not answer it);
 * Contacts hangs on Save: "Contacts isn't responding" (Wait keeps the contact; Close app loses it);
 * Clock asks for its notification permission on the way to setting an alarm (the user wants it allowed);
-* Keep Notes opens on its "What's new" sheet; Shop opens under Google Play's review card (do not rate);
+* Keep Notes opens on its "What's new" sheet; Shop asks for a Google Play review once its promo is closed
+  (do not rate);
 * the low-battery warning comes up in the middle of setting an alarm (do not turn on Battery Saver);
 * a site's cookie banner covers the answer the agent was sent for (reject cookies, as the user asked);
 * Gboard's suggestion strip offers "Kimono" for "Kinoko" (the message must keep what the user said).
@@ -264,7 +265,15 @@ CANDLE = 15           # the Scented Candle's product id
 
 
 def _setup_review(phone: VirtualPhone) -> None:
-    _chaos(phone, SHOP).prompt_on_launch(SHOP, "review")
+    chaos = _chaos(phone, SHOP)
+    shop: Shop = phone.apps[SHOP]  # type: ignore[assignment]
+
+    def promo_closed() -> bool:
+        activity = phone.current_activity()
+        return activity.app is shop and activity.dialog is None
+
+    # The app asks Play for a review as soon as its launch promo is out of the way (apps ask at a good moment).
+    chaos.when(promo_closed, lambda: chaos.prompt(SHOP, "review"))
 
 
 def _candle_in_cart(phone: VirtualPhone) -> CheckResult:
@@ -281,12 +290,12 @@ def _candle_in_cart(phone: VirtualPhone) -> CheckResult:
 
 async def _add_candle(driver: Driver, *, rate: bool = False) -> None:
     await driver.launch_app(SHOP)
+    await tap_on(driver, text="No thanks")       # the Shop's own launch promo; Play's card comes next
     if rate:            # the near miss: the card answered with five stars
         await tap_on(driver, desc="5 stars")
         await tap_on(driver, text="Submit")
     else:
         await _answer(driver, text="Not now")
-    await tap_on(driver, text="No thanks")       # the Shop's own launch promo, under the card
     node = await scroll_to(driver, desc="Add Scented Candle to cart")
     await driver.tap(*node.center)
 
