@@ -21,7 +21,7 @@ import re
 from collections.abc import Awaitable, Callable
 
 from relay_desktop.sim.apps.browser import PACKAGE as CHROME
-from relay_desktop.sim.apps.browser import Chrome, Page, host_of
+from relay_desktop.sim.apps.browser import Chrome, Page
 from relay_desktop.sim.apps.contacts import PACKAGE as CONTACTS
 from relay_desktop.sim.apps.contacts import SEED as PEOPLE
 from relay_desktop.sim.apps.contacts import Contacts, same_number
@@ -336,7 +336,7 @@ LIBRARY = Page("https://www.harbourlibrary.org/hours", "Opening hours — Harbou
                    "Regular opening hours: Monday to Friday 9 am to 8 pm. Saturday 10 am to 4 pm. Sunday "
                    "closed.",
                    "Find us at 2 Quay Street, next to the ferry terminal. Buses 4 and 11 stop outside."))
-LIBRARY_URL = "harbourlibrary.org/hours"
+LIBRARY_URL, LIBRARY_HOST = "harbourlibrary.org/hours", "harbourlibrary.org"
 
 
 def _setup_cookies(phone: VirtualPhone) -> None:
@@ -348,7 +348,7 @@ def _setup_cookies(phone: VirtualPhone) -> None:
 
 def _saturday_hours_sent(phone: VirtualPhone) -> CheckResult:
     chrome: Chrome = phone.apps[CHROME]  # type: ignore[assignment]
-    choice = chrome.cookie_choices.get(host_of(LIBRARY.url))
+    choice = getattr(chrome, "cookie_choices", {}).get(LIBRARY_HOST)     # Chrome keeps each site's answer
     if choice != "rejected":
         return failed(f"the library's cookies were {choice or 'never answered'}; the user asked to reject them")
     return _texted(phone, BOB, "Bob Martinez",
