@@ -43,3 +43,14 @@ def test_bad_values_are_refused() -> None:
 
 def test_missing_file_gives_defaults(tmp_path: Path) -> None:
     assert AppSettings.load(tmp_path / "none.json") == AppSettings()
+
+
+def test_private_apps_round_trip_and_feed_the_agent(tmp_path: Path) -> None:
+    apps = ("com.northwind.bank", "com.google.android.apps.authenticator2")
+    path = AppSettings(private_apps=apps).save(tmp_path / "settings.json")
+    assert json.loads(path.read_text())["private_apps"] == list(apps)
+    loaded = AppSettings.load(path)
+    assert loaded.private_apps == apps and loaded.agent_settings().private_apps == apps
+    # A file written before the list existed has none, and so does the agent.
+    path.write_text(json.dumps({"version": 1, "max_steps": 20}))
+    assert AppSettings.load(path).private_apps == () and AppSettings.load(path).agent_settings().private_apps == ()

@@ -305,7 +305,9 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------ settings
 
     def open_settings(self) -> SettingsDialog:
-        dialog = SettingsDialog(self.app_settings, self.keys, self)
+        phone = self.pane.session.device       # its apps are read for the private apps' suggestions
+        dialog = SettingsDialog(self.app_settings, self.keys, self,
+                                installed_apps=phone.installed_apps if phone is not None else None)
         if not self.speaker.available:
             dialog.speak.setEnabled(False)
             dialog.speak.setToolTip(self.speaker.why_unavailable())

@@ -1,4 +1,6 @@
-"""Settings: API keys in the OS keyring (with a Test button per provider), models per role, agent options.
+"""Settings, in four tabs: API keys in the OS keyring (with a Test button per provider) and models per role;
+agent options; the private apps whose screens are never sent as images (ui/private_apps_section.py); and the
+saved secrets the agent types by name (ui/secrets_section.py).
 
 Keys go to the keyring and nowhere else. Without a usable keyring the window says so and offers the two
 other places a key may live: environment variables, or this session only — never a plain file. Everything
@@ -9,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import textwrap
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -24,15 +27,20 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QSpinBox,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
 from relay_desktop.app_settings import AppSettings
+from relay_desktop.device.models import AppInfo
 from relay_desktop.llm.check import check_provider
 from relay_desktop.llm.config import ROLES, LLMSettings, ModelRef, builtin_provider
 from relay_desktop.llm.keys import ENV_VARS, KeyStore
+from relay_desktop.ui.private_apps_section import PrivateAppsSection
+from relay_desktop.ui.secrets_section import SecretsSection
 from relay_desktop.ui.tasks import spawn
+from relay_desktop.user_secrets import SecretStore
 
 __all__ = ["PROVIDERS", "SettingsDialog"]
 
@@ -42,12 +50,21 @@ _NAMES = {"anthropic": "Anthropic", "openai": "OpenAI", "gemini": "Gemini"}
 
 
 class SettingsDialog(QDialog):
-    def __init__(self, settings: AppSettings, keys: KeyStore, parent: QWidget | None = None) -> None:
+    def __init__(self, settings: AppSettings, keys: KeyStore, parent: QWidget | None = None, *,
+                 secrets: SecretStore | None = None,
+                 installed_apps: Callable[[], Awaitable[Sequence[AppInfo]]] | None = None) -> None:
+        """``installed_apps`` lists the connected phone's apps, for the private apps' suggestions (None: no
+        phone is connected, well-known apps are suggested)."""
         super().__init__(parent)
         self.setWindowTitle("Settings")
         self.setMinimumWidth(720)
         self.settings = settings
         self.keys = keys
+        # Secrets live in the same keyring as the keys unless a store is given. The default is built in the
+        # section's thread: keys.backend may have to find the system's keyring, which can talk to D-Bus.
+        self.secrets_section = SecretsSection(
+            lambda: secrets if secrets is not None else SecretStore(keys.backend), self)
+        self.private_apps = PrivateAppsSection(settings.private_apps, installed_apps, self)
         self.saved: AppSettings | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self.keyring_status = QLabel("Checking the keyring…", self)
@@ -135,14 +152,30 @@ class SettingsDialog(QDialog):
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel, self)
         buttons.accepted.connect(lambda: self._spawn(self.save()))
         buttons.rejected.connect(self.reject)
+        # Tabs: the sections one above the other were taller than a 1366x768 screen.
+        self.tabs = QTabWidget(self)
+        self.tabs.setAccessibleName("Settings sections")
+        models_page = QWidget(self)
+        models_layout = QVBoxLayout(models_page)
+        models_layout.addWidget(keys_box)
+        models_layout.addWidget(models_box)
+        models_layout.addStretch(1)
+        agent_page = QWidget(self)
+        agent_layout = QVBoxLayout(agent_page)
+        agent_layout.addWidget(agent_box)
+        agent_layout.addStretch(1)
+        for page, title in ((models_page, "&Models and keys"), (agent_page, "A&gent"),
+                            (self.private_apps, "&Private apps"), (self.secrets_section, "&Secrets")):
+            self.tabs.addTab(page, title)
         layout = QVBoxLayout(self)
-        for widget in (keys_box, models_box, agent_box):
-            layout.addWidget(widget)
+        layout.addWidget(self.tabs, 1)
         bottom = QHBoxLayout()
         bottom.addWidget(self.error, 1)
         bottom.addWidget(buttons)
         layout.addLayout(bottom)
         self._spawn(self.show_keyring_status())
+        self._spawn(self.secrets_section.refresh())
+        self._spawn(self.private_apps.refresh_suggestions())
 
     def _spawn(self, coroutine: Any) -> None:
         spawn(coroutine, self._tasks)
@@ -230,13 +263,15 @@ class SettingsDialog(QDialog):
         return AppSettings(llm=llm, max_steps=self.max_steps.value(), screenshot_max_kb=self.screenshot_kb.value(),
                            screenshots=self.screenshots.isChecked(), shell_allowed=self.settings.shell_allowed,
                            speak_progress=self.speak.isChecked(), split_screen=self.settings.split_screen,
-                           use_routines=self.use_routines.isChecked(), theme=str(self.theme.currentData()))
+                           use_routines=self.use_routines.isChecked(), theme=str(self.theme.currentData()),
+                           private_apps=self.private_apps.packages())
 
     async def save(self) -> AppSettings | None:
         try:
             settings = self.build()
-        except ValueError as exc:
+        except ValueError as exc:       # the models' fields are all that can be wrong: show them
             self.error.setText(str(exc))
+            self.tabs.setCurrentIndex(0)
             return None
         try:
             await self._store_typed_keys()
