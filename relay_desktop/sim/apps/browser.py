@@ -5,8 +5,11 @@ it does in Chrome. :attr:`Chrome.visited` lists every URL opened (newest last) a
 :attr:`Chrome.current_url` is the page in front, which is what task checkers read. A task or test can put
 a page of its own on this phone's web with :meth:`Chrome.publish` (until the app's data is cleared).
 
-Some sites are drawn on a canvas (browser_pixels.py), as on the real web: their web view is one node with no
-children, and their text and links exist only in the pixels.
+Two things make pages untidy, as on the real web. Some sites are drawn on a canvas (browser_pixels.py): their
+web view is one node with no children, and their text and links exist only in the pixels. And a site may ask
+for cookie consent on a first visit: set :attr:`Chrome.cookie_banner_pending` and the next site page loaded shows
+the banner (browser_cookies.py) over itself until it is answered; :attr:`Chrome.cookie_choices` records each
+site's answer ("accepted" or "rejected"), which checkers read.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from typing import Any
 from urllib.parse import parse_qs, quote_plus, urlsplit
 
 from relay_desktop.sim.app import Activity, App
+from relay_desktop.sim.apps.browser_cookies import cookie_banner
 from relay_desktop.sim.apps.browser_pixels import DRAWN_PAGES, SITE, DrawnPage
 from relay_desktop.sim.apps.contacts import autofocus, keyboard_inset, popup_menu, with_class_aliases
 from relay_desktop.sim.canvas import drawn
@@ -148,6 +152,11 @@ def drawn_page_at(url: str) -> DrawnPage | None:
     return next((d for d in DRAWN_PAGES if _bare(d.url) == wanted), None)
 
 
+def host_of(url: str) -> str:
+    """The site a URL belongs to, as cookies are kept: its host without "www."."""
+    return _bare(url).split("/")[0]
+
+
 def search_query(url: str) -> str | None:
     if not url.startswith(SEARCH):
         return None
@@ -168,6 +177,9 @@ class Chrome(App):
     def reset(self) -> None:
         self.visited: list[str] = []
         self.pages: list[Page] = list(WEB)       # this phone's web: the corpus, drawn sites and published pages
+        # Set (by a task, or chaos mode) to make the next site page loaded ask for cookie consent.
+        self.cookie_banner_pending = False
+        self.cookie_choices: dict[str, str] = {}  # host → "accepted" or "rejected"
 
     def publish(self, page: Page) -> None:
         """Put ``page`` on this phone's web (replacing a page at the same URL): it opens and is found by search."""
@@ -206,10 +218,17 @@ class Chrome(App):
                 self.visited.append(url)
         query = search_query(url)
         page = page_at(url, self.pages)
+        if not activity.state.get("loaded"):
+            activity.state["loaded"] = True    # this build is the page's load; later ones redraw it
+            if self.cookie_banner_pending and page is not None and query is None \
+                    and host_of(page.url) not in self.cookie_choices:
+                self.cookie_banner_pending = False
+                activity.state["cookie_banner"] = True
+        banner = self._banner(activity, page) if activity.state.get("cookie_banner") and page is not None else None
         drawn_page = drawn_page_at(page.url) if page is not None and query is None else None
         if drawn_page is not None:
             assert page is not None
-            web = self._drawn(drawn_page, page.title)
+            web = self._drawn(drawn_page, page.title, banner)
             return ui.screen(self._toolbar(activity, url, query), web, bottom=keyboard_inset(self.phone),
                              id="coordinator")
         if url == NEW_TAB:
@@ -227,6 +246,12 @@ class Chrome(App):
         web = View(cls="android.webkit.WebView", key="web_contents", text=title, children=content, scrollable=True,
                    focusable=True, weight=1, gap=ui.dp(12), padding=ui.pad(16, 16, 16, 32),
                    style=Style(bg=PAGE_BG))
+        if banner is not None:
+            # The banner is the page's own content, fixed over it: the web view holds the page and the banner.
+            web.cls, web.key = "android.view.View", "web_document"
+            web.weight, web.focusable = 0, False
+            web = View(cls="android.webkit.WebView", key="web_contents", text=title, orientation="stack",
+                       focusable=True, weight=1, children=[web, banner], style=Style(bg=PAGE_BG))
         toolbar = self._toolbar(activity, url, query)
         return ui.screen(toolbar, web, bottom=keyboard_inset(self.phone), id="coordinator")
 
@@ -282,13 +307,22 @@ class Chrome(App):
 
         return popup_menu(self.ui, [("New tab", lambda: go(NEW_TAB)), ("History", lambda: go(HISTORY))])
 
-    # ------------------------------------------------------------ untidy pages: drawn sites
+    # ------------------------------------------------------------ untidy pages: drawn sites, cookie banners
 
-    def _drawn(self, page: DrawnPage, title: str) -> View:
+    def _drawn(self, page: DrawnPage, title: str, banner: View | None) -> View:
         """The web view of a site drawn on a canvas: one node, the page's title as its text, nothing inside."""
         content = page.build(self.ui, self.navigate)
         return drawn(content, width=self.window_size[0], key="web_contents", bg=PAGE_BG,
-                     cls="android.webkit.WebView", text=title, focusable=True, weight=1)
+                     overlays=[banner] if banner is not None else [], cls="android.webkit.WebView", text=title,
+                     focusable=True, weight=1)
+
+    def _banner(self, activity: Activity, page: Page) -> View:
+        def choose(choice: str) -> None:
+            self.cookie_choices[host_of(page.url)] = choice
+            activity.state["cookie_banner"] = False
+            self.phone.invalidate()
+
+        return cookie_banner(self.ui, page.site, lambda: choose("accepted"), lambda: choose("rejected"))
 
     # ------------------------------------------------------------ page contents
 
