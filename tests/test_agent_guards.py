@@ -151,10 +151,11 @@ def test_observe_says_whether_the_screen_is_new_to_the_run() -> None:
 def test_same_signature_over_the_window_is_stuck() -> None:
     guards = LoopGuards()
     a = screen(_button("Next", 100), _button("Other", 300))
+    # (The same element list and a picture that did not move either: a picture that moved is a drawn change.)
     for _ in range(SIGNATURE_WINDOW - 1):
-        guards.observe(a, nothing_changed=False)
+        guards.observe(a, nothing_changed=True)
         assert not guards.same_signature()
-    guards.observe(a, nothing_changed=False)
+    guards.observe(a, nothing_changed=True)
     assert guards.same_signature()
     guards.reset_stuck()
     assert not guards.same_signature()
@@ -336,3 +337,17 @@ def test_different_elements_or_steps_without_elements_are_no_loop() -> None:
     for _ in range(SAME_ELEMENT_LIMIT + 1):                          # steps that touch no element
         guards.record(tr("A", "A", BACK, targets=("",)))
     assert guards.same_element_loop() is None
+
+
+def test_a_picture_that_moves_on_under_the_same_element_list_is_neither_stagnant_nor_stuck() -> None:
+    # A game board or a drawn page: the dump never changes, the picture does with every move.
+    guards = LoopGuards()
+    board = screen(_button("New game", 100))
+    guards.observe(board, nothing_changed=False)
+    for _ in range(SIGNATURE_WINDOW + 2):
+        guards.observe(board, nothing_changed=False)
+        assert guards.stagnant() is None and not guards.same_signature() and not guards.stuck()
+    # The same screen with the picture still too: that is standing still.
+    for _ in range(SIGNATURE_WINDOW):
+        guards.observe(board, nothing_changed=True)
+    assert guards.stagnant() is not None and guards.same_signature()

@@ -193,10 +193,13 @@ async def test_a_point_on_a_mirror_frame_smaller_than_the_display_lands_on_the_p
 # ---------------------------------------------------------------- end to end: text read from pixels, tapped by id
 
 @pytest.mark.ocr
+@pytest.mark.parametrize("look_again", [False, True], ids=["acted-at-once", "looked-again-first"])
 async def test_a_link_drawn_on_a_canvas_is_read_from_pixels_and_tapped_by_its_id(
-        adb_server: AdbTestServer, sim: VirtualPhoneService) -> None:
+        adb_server: AdbTestServer, sim: VirtualPhoneService, look_again: bool) -> None:
     """Rosie's Bakery's page is one web view with no children: its "Menu" link is only pixels. Read from them, it
-    is an element with an id; tapping that id taps the middle of the text, which follows the link."""
+    is an element with an id; tapping that id taps the middle of the text, which follows the link. A model that
+    thinks long has the screen read again before its step (stale_check_after_s): the text read from pixels is on
+    that second look too, so the link is not "no longer on the screen"."""
     pytest.importorskip("rapidocr")
     from relay_desktop.sim.apps.browser import PACKAGE as CHROME
     from relay_desktop.sim.apps.browser import Chrome
@@ -213,7 +216,8 @@ async def test_a_link_drawn_on_a_canvas_is_read_from_pixels_and_tapped_by_its_id
             return act({"action": "tap", "element": link})
         return complete()
 
-    run = await run_task(device, Script(fast), planning=False, timeout=90)
+    run = await run_task(device, Script(fast), planning=False, timeout=90,
+                         **({"stale_check_after_s": 0.0} if look_again else {}))
     first = run.fast_texts()[0]
     # The site's name in its header is read too, though the web view's title starts with it.
     assert 'text "Rosie\'s Bakery" (read from pixels)' in first, first
@@ -221,6 +225,7 @@ async def test_a_link_drawn_on_a_canvas_is_read_from_pixels_and_tapped_by_its_id
     chrome: Chrome = sim.phone.apps[CHROME]  # type: ignore[assignment]
     assert chrome.current_url == MENU
     assert "Almond croissant" in run.fast_texts()[1]
+    assert "no longer on the screen" not in run.fast_texts()[1]
 
 
 async def test_an_mcp_client_taps_a_point_of_the_screenshot_it_was_given(adb_server: AdbTestServer) -> None:
@@ -249,3 +254,28 @@ async def test_an_mcp_client_taps_a_point_of_the_screenshot_it_was_given(adb_ser
     red = sum(1 for i in range(0, len(cell), 3) if all(abs(a - b) <= 40 for a, b in zip(cell[i:i + 3], CROSS,
                                                                                            strict=True)))
     assert red > 200, f"no X in the middle cell ({red} red pixels)"
+
+
+# ---------------------------------------------------------------- a control whose state is only a colour
+
+async def test_a_toggle_that_only_changes_colour_is_not_reported_as_changing_nothing(
+        adb_server: AdbTestServer, sim: VirtualPhoneService) -> None:
+    """Tempo's shuffle button has no label and no state in the dump: turned on, it only turns green. The step's
+    result must say the picture changed where the agent tapped, not "changed nothing … do not repeat it"."""
+    from relay_desktop.sim.apps.music import PACKAGE as TEMPO
+    from relay_desktop.sim.tasks.untidy_pixels_tasks import _controls
+
+    driver = PhoneDriver(sim.phone)
+    await driver.launch_app(TEMPO)
+    row, _heart = await _controls(driver)
+    x, y = row[0].center
+    device = await adb_server.server().device(sim.serial)
+
+    def fast(n: int, request: LLMRequest) -> object:
+        return act({"action": "tap", "x": x, "y": y}) if n == 1 else complete("shuffle is on")
+
+    run = await run_task(device, Script(fast), planning=False, timeout=60)
+    assert sim.phone.apps[TEMPO].shuffle  # type: ignore[attr-defined]
+    after = run.fast_texts()[1]
+    assert "changed nothing" not in after and "CHECK FAILED" not in after and "INEFFECTIVE" not in after, after
+    assert "the picture changed where you acted" in after, after

@@ -128,6 +128,17 @@ class ScreenCapture:
             texts = [t for t, s in zip(texts, on_screen, strict=True) if id(s) in kept]
         return prepared, texts
 
+    async def text_on_screen(self, image: Any, pixels: bytes, tree: UITree, display: tuple[int, int]
+                             ) -> list[OcrText]:
+        """The text read off a picture taken outside :meth:`capture` (a quick second look before acting), in
+        screen pixels, none inside a password field (read again only if the picture changed)."""
+        texts = await self.read_text(image, pixels)
+        if not texts:
+            return []
+        on_screen = scale_to_screen(texts, image.size, display)
+        secret = password_regions(tree)
+        return outside_regions(on_screen, secret) if secret else on_screen
+
     async def read_text(self, image: Any, pixels: bytes) -> list[OcrText]:
         """Lines of text in the picture (the optional OCR pass); none when it is off or unavailable. The same
         picture as last time is not read again: on a still screen the dump is the only cost of a look."""

@@ -59,6 +59,7 @@ class LoopGuards:
     signatures: deque[str] = field(default_factory=lambda: deque(maxlen=SIGNATURE_WINDOW))
     fingerprints: deque[str] = field(default_factory=lambda: deque(maxlen=SIGNATURE_WINDOW))
     seen: set[str] = field(default_factory=set)                  # every screen content met in this run
+    drawn_changes: int = 0       # looks whose picture changed while the element list did not
 
     # ------------------------------------------------------------ feeding
 
@@ -69,9 +70,14 @@ class LoopGuards:
         new in this run (the coordinator's measure of progress)."""
         novel = observation.fingerprint not in self.seen
         self.seen.add(observation.fingerprint)
+        # The picture changed under an unchanged element list: a canvas, a game board, a drawn web page moved
+        # on. That is not the same screen again, whatever the dump says.
+        drawn = (acted and not nothing_changed and bool(self.fingerprints)
+                 and self.fingerprints[-1] == observation.fingerprint)
         if acted:
-            self.screens.append((observation.layout_hash, observation.fingerprint, novel))
-            self.signatures.append(observation.signature)
+            self.drawn_changes += drawn
+            self.screens.append((observation.layout_hash, observation.fingerprint, novel or drawn))
+            self.signatures.append(f"{observation.signature}~{self.drawn_changes}")
             self.fingerprints.append(observation.fingerprint)
         self.unchanged = self.unchanged + 1 if nothing_changed and acted else 0
         return novel

@@ -216,7 +216,7 @@ class Orchestrator:
         self.coordinator.done_so_far = lambda: self.steps.transcript
         self.state = RunState(self.run_id, task, self.settings, self.phone, self.control, self.handlers,
                               self.conversation, self.guards, self.coordinator, self.executor, self.emit,
-                              self.capture, self.completion, self.memory)
+                              self.capture, self.completion, self.memory, looker=self.looker)
         self._fallback: Any = None
         self.steps = PlanRunner(self.state)
         self.reviewer = Reviewer(self.state, self.steps, lambda: self.secret_names)

@@ -15,6 +15,7 @@ import asyncio
 import re
 import time
 from dataclasses import replace
+from typing import Any
 
 from relay_desktop.agent.actions import ResolvedStep, SemanticActionPlan, Step, StepError, resolve_step, screen_step
 from relay_desktop.agent.control import RunFinishedSignal
@@ -29,7 +30,7 @@ from relay_desktop.agent.step_results import StepOutcome, describe_target, step_
 from relay_desktop.agent.verifiers import wrong_task
 from relay_desktop.llm.errors import LLMError
 from relay_desktop.llm.types import Message
-from relay_desktop.perception import Element, ElementMap, build_element_map
+from relay_desktop.perception import Element, ElementMap, build_element_map, parse_hierarchy
 from relay_desktop.perception.pixels import pixel_signature
 from relay_desktop.perception.screen import in_list
 from relay_desktop.routines.identity import identify_screen, identify_target
@@ -171,13 +172,21 @@ class PlanRunner:
         stays, except the app in front, which the dump tells."""
         phone, moment = self.run.phone, time.monotonic()
 
-        async def picture() -> bytes | None:
+        async def picture() -> tuple[Any, bytes | None]:
             if not self.run.settings.screenshots:
-                return None
-            return await asyncio.to_thread(pixel_signature, await screenshot_at(phone, moment))
+                return None, None
+            image = await screenshot_at(phone, moment)
+            return image, await asyncio.to_thread(pixel_signature, image)
 
-        xml, pixels = await asyncio.gather(phone.dump_hierarchy(), picture())
-        element_map = await asyncio.to_thread(build_element_map, xml, observation.element_map)
+        xml, (image, pixels) = await asyncio.gather(phone.dump_hierarchy(), picture())
+        tree = await asyncio.to_thread(parse_hierarchy, xml)
+        # Text read from pixels is on the screen as much as the dump's: without it, an element read from the
+        # picture would seem gone ("no longer on the screen") and come back as new in the step's result.
+        texts: list[Any] = []
+        looker = self.run.looker
+        if image is not None and pixels is not None and looker is not None and not observation.withheld:
+            texts = await looker.text_on_screen(image, pixels, tree, observation.display)
+        element_map = await asyncio.to_thread(build_element_map, tree, observation.element_map, ocr=texts)
         context = replace(observation.context, current_app=None)
         return Observation.of(element_map, observation.screenshot, context, time.monotonic(), 0.0, pixels,
                               withheld=observation.withheld)

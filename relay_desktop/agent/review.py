@@ -84,7 +84,7 @@ class Reviewer:
         if outcome.effective is not None:
             return
         run = self.run
-        effect, changed = effect_of(outcome.before, after)
+        effect, changed = effect_of(outcome.before, after, outcome.step)
         package = self.runner.launched if outcome.step.action == "launch_app" else None
         verdict = verify_step(outcome.step, outcome.before, after, package, changed=changed)
         outcome.settle(after, effect, changed, verdict.ok, verdict.reason)

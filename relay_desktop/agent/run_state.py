@@ -46,6 +46,7 @@ class RunState:
     consecutive_errors: int = 0
     plan_latency_s: float = 0.0
     reader: int = 0          # which reader of the user's messages this loop is (see RunControl.take_messages)
+    looker: Any = None       # agent.capture.ScreenCapture: reads text off a quick second look's picture
 
     def log(self, message: str, level: str = "info") -> None:
         self.emit(LogLine(run_id=self.run_id, message=message, level=level, step=self.iteration or None))

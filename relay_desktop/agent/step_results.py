@@ -14,7 +14,7 @@ from typing import Literal
 from relay_desktop.agent.actions import Step
 from relay_desktop.agent.observation import Observation
 from relay_desktop.perception import Element, ElementMap, diff_maps
-from relay_desktop.perception.pixels import pixels_changed
+from relay_desktop.perception.pixels import pixels_changed, region_changed
 
 __all__ = ["StepOutcome", "describe_target", "effect_of", "no_visible_effect", "step_with_target"]
 
@@ -78,6 +78,27 @@ class StepOutcome:
         return result
 
 
+_AROUND_POINT = 48     # screen pixels around a tapped point that count as "where it acted"
+
+
+def acted_region(step: Step, before: Observation) -> tuple[float, float, float, float] | None:
+    """Where on the screen a touch acted: its element's bounds, else around its point."""
+    if step.action not in ("tap", "long_press"):
+        return None
+    element = before.element_map.get(step.element) if step.element else None
+    if element is not None:
+        return tuple(element.bounds)  # type: ignore[return-value]
+    x, y = step.params.get("x"), step.params.get("y")
+    if not (isinstance(x, int | float) and isinstance(y, int | float)):
+        return None
+    if step.params.get("in_screenshot"):
+        try:
+            x, y = before.screen_point(x, y)
+        except ValueError:
+            return None
+    return (x - _AROUND_POINT, y - _AROUND_POINT, x + _AROUND_POINT, y + _AROUND_POINT)
+
+
 def no_visible_effect(before: Observation, after: Observation) -> bool:
     """Neither the element list nor the picture changed (a toast or canvas change shows in the picture)."""
     if before.fingerprint != after.fingerprint:
@@ -85,8 +106,9 @@ def no_visible_effect(before: Observation, after: Observation) -> bool:
     return pixels_changed(before.pixels, after.pixels) is not True
 
 
-def effect_of(before: Observation, after: Observation) -> tuple[str, bool]:
-    """(what changed, in a few words; whether anything changed at all)."""
+def effect_of(before: Observation, after: Observation, step: Step | None = None) -> tuple[str, bool]:
+    """(what changed, in a few words; whether anything changed at all). ``step``: what was done, so that a
+    small change where it acted (an icon's tint) counts."""
     if before.app and after.app and before.app != after.app:
         return f"now in {after.app}", True
     pictured = pixels_changed(before.pixels, after.pixels)
@@ -94,6 +116,10 @@ def effect_of(before: Observation, after: Observation) -> tuple[str, bool]:
         if pictured:
             return ("the picture changed but the element list did not (a toast, an animation or drawn "
                     "content: look at the screenshot)"), True
+        region = acted_region(step, before) if step is not None else None
+        if region is not None and region_changed(before.pixels, after.pixels, region, before.display):
+            return ("the picture changed where you acted, but the element list did not (a control that shows "
+                    "its state only in colour or an icon: look at the screenshot)"), True
         return "no visible change", False
     diff = diff_maps(before.element_map, after.element_map)
     if diff.empty:

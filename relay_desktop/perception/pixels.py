@@ -10,12 +10,15 @@ from __future__ import annotations
 
 from PIL import Image
 
-__all__ = ["PIXEL_GRID", "STATUS_BAR_SHARE", "pixel_signature", "pixels_changed", "pixels_same"]
+__all__ = ["PIXEL_GRID", "STATUS_BAR_SHARE", "pixel_signature", "pixels_changed", "pixels_same", "region_changed"]
 
 PIXEL_GRID = (36, 80)          # cells across and down: ~30 px squares on a 1080x2400 screen
 STATUS_BAR_SHARE = 0.035      # top of the screen left out: the clock and status icons change by themselves
 _CELL_DELTA = 24               # grey levels (of 255) a cell must move by to count as changed
 _MIN_CELLS = 4                 # ... and at least this many cells: a caret blink changes one or two
+# Where the agent just acted, less is enough: an icon's tint or a small mark moves its one or two cells' average
+# by a dozen grey levels (video and JPEG noise stay within a few).
+_REGION_DELTA = 8
 
 
 def pixel_signature(image: Image.Image) -> bytes:
@@ -43,3 +46,26 @@ def pixels_same(before: bytes | None, after: bytes | None, tolerance: int = 8) -
     if not before or not after or len(before) != len(after):
         return False
     return all(abs(a - b) <= tolerance for a, b in zip(before, after, strict=True))
+
+
+def region_changed(before: bytes | None, after: bytes | None, region: tuple[float, float, float, float],
+                   screen: tuple[int, int]) -> bool | None:
+    """Did the picture change inside ``region`` (left, top, right, bottom in pixels of a ``screen`` of that width
+    and height, which the picture shows whole): finer than :func:`pixels_changed`, for the control just touched
+    (a toggled icon that only changes colour). None when either signature is missing."""
+    if not before or not after or len(before) != len(after) or not all(screen):
+        return None
+    columns, rows = PIXEL_GRID
+    width, height = screen
+    top = height * STATUS_BAR_SHARE
+    cell_w, cell_h = width / columns, (height - top) / rows
+    left, upper, right, lower = region
+    first_column, last_column = max(0, int(left // cell_w)), min(columns - 1, int((right - 1) // cell_w))
+    first_row = max(0, int((upper - top) // cell_h))
+    last_row = min(rows - 1, int((lower - 1 - top) // cell_h))
+    for row in range(first_row, last_row + 1):
+        for column in range(first_column, last_column + 1):
+            i = row * columns + column
+            if abs(before[i] - after[i]) >= _REGION_DELTA:
+                return True
+    return False
