@@ -371,3 +371,16 @@ async def test_the_supervisors_transcript_says_when_a_steps_check_failed() -> No
     await run_task(phone, Script(fast, verifier=verifier), planning=False)
     line = next(x for x in texts[0].splitlines() if x.startswith("- step 1: type"))
     assert "CHECK FAILED" in line and "27 Quay Street" in line.split("CHECK FAILED", 1)[1], line
+
+
+def test_a_tap_at_a_point_says_what_was_under_it() -> None:
+    from relay_desktop.agent.actions import Step
+    from relay_desktop.agent.step_results import step_with_target
+    from relay_desktop.perception import build_element_map
+
+    element_map = build_element_map(FakePhone(counter_screens(), "s0").xml())
+    target = next(e for e in element_map.elements if e.name)
+    x, y = target.bounds.center
+    assert step_with_target(Step.of("tap", x=x, y=y), element_map) == \
+        f'tap ({x},{y}) on {target.id} "{target.name}"'
+    assert step_with_target(Step.of("tap", x=1, y=2000), element_map) == "tap (1,2000)"

@@ -37,6 +37,12 @@ def step_with_target(step: Step, element_map: ElementMap | None) -> str:
         element = element_map.get(step.element)
         if element is not None:
             text = text.replace(step.element, describe_target(element), 1)
+    elif element_map is not None and step.action in ("tap", "long_press") and not step.params.get("in_screenshot"):
+        # A point says nothing by itself: what was under it, so the result (and the verifier) can tell.
+        x, y = step.params.get("x"), step.params.get("y")
+        hit = element_map.element_at(x, y) if isinstance(x, int | float) and isinstance(y, int | float) else None
+        if hit is not None and hit.name:
+            text += f" on {describe_target(hit)}"
     return text
 
 
