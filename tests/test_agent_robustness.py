@@ -440,3 +440,13 @@ async def test_a_phone_that_goes_away_ends_the_run_with_a_plain_reason() -> None
     assert run.result is not None and run.result.outcome == "error"
     assert run.result.reason == "the phone was disconnected: fake-phone disconnected during uiautomator dump"
     assert run.of(RunFinished)[0].outcome == "error"
+
+
+async def test_a_scroll_that_moves_nothing_says_the_end_was_reached_not_try_another_way() -> None:
+    def fast(n: int, request: LLMRequest) -> object:
+        return act({"action": "scroll", "direction": "down"}) if n == 1 else complete()
+
+    run = await run_task(FakePhone(dead_end(), "start"), Script(fast), planning=False)
+    second = run.fast_texts()[1]
+    assert "END REACHED: 'scroll down' moved nothing — the list or page is at its end that way" in second, second
+    assert "INEFFECTIVE" not in second

@@ -69,8 +69,13 @@ class Reviewer:
             run.coordinator.resolve("step", "cycle", "stagnation", "stuck")  # what went wrong before no longer applies
         if run.guards.ineffective() is not None and done:
             last = done[-1]
-            notes.append(f"INEFFECTIVE: '{last.described}' changed nothing — neither the element list nor the "
-                         "picture. Do not repeat it; try another element or another way.")
+            if last.step.action in ("scroll", "swipe") and not last.step.params.get("from_edge"):
+                # Not a failure: the end was reached, which tells the model everything there has been shown.
+                notes.append(f"END REACHED: '{last.described}' moved nothing — the list or page is at its end "
+                             "that way, so all of it has been shown. Do not scroll that way again.")
+            else:
+                notes.append(f"INEFFECTIVE: '{last.described}' changed nothing — neither the element list nor "
+                             "the picture. Do not repeat it; try another element or another way.")
         loop = run.guards.same_element_loop()
         if loop:
             notes.append(loop)
