@@ -52,7 +52,16 @@ def test_a_fact_restating_the_task_is_backed_by_the_task() -> None:
     """A reader's "New contact: Lena Vogel, 555-0190" was marked unbacked though the user's task said it."""
     memory = Memory(task="Add Lena Vogel (555-0190) to my contacts, then text her 'Welcome to the team!'")
     memory.add(["New contact: Lena Vogel, 555-0190"], 1, "com.android.launcher3", ["Phone", "Contacts"])
-    assert "(noted at step 1, com.android.launcher3; the task says \"Add Lena Vogel (555-0190)" in memory.text("F:")
+    assert ("(noted at step 1, com.android.launcher3; not shown on that screen — only the user's task says "
+            "\"Add Lena Vogel (555-0190)") in memory.text("F:")
+
+
+def test_a_number_the_task_gave_is_not_named_as_missing_from_the_screen() -> None:
+    """A reader's notes on products under the task's $40 limit all carried "not on it: 40"."""
+    memory = Memory(task="Add the best-rated product under $40 to my cart")
+    memory.add(["Cast Iron Skillet 4.8 stars $39.99, under 40"], 3, "com.relay.shop",
+               ["Cast Iron Skillet · 4.8 ★ · $39.99"])
+    assert "not on it" not in memory.facts[0].line(), memory.facts[0].line()
 
 
 def test_a_fact_the_screen_shows_in_part_quotes_that_part_and_names_what_it_does_not_show() -> None:

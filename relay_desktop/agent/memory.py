@@ -37,9 +37,11 @@ class Fact:
 
     def line(self) -> str:
         where = f"step {self.step}" + (f", {self.app}" if self.app else "")
-        if self.evidence:
-            seen = f'the {"task" if self.from_task else "screen"} {"says" if self.from_task else "showed"} ' \
-                   f'"{self.evidence}"'
+        if self.evidence and self.from_task:
+            # What the user asked for is not proof it was done: said so, so no verifier reads it as screen text.
+            seen = f'not shown on that screen — only the user\'s task says "{self.evidence}"'
+        elif self.evidence:
+            seen = f'the screen showed "{self.evidence}"'
         else:
             seen = "no matching text on that screen"
         if self.unseen:
@@ -119,6 +121,9 @@ class Memory:
                 from_task = bool(evidence)
             if not evidence:
                 evidence, unseen = partly_seen(text, screen_texts)
+                # A number the task gave (a price limit, a time) is no gap in what the screen showed.
+                given = _significant(self.task) if self.task else set()
+                unseen = [u for u in unseen if u.lower() not in given]
             fact = Fact(text, step, app, evidence, from_task, tuple(unseen))
             self.facts.append(fact)
             added.append(fact)
