@@ -279,3 +279,24 @@ async def test_a_toggle_that_only_changes_colour_is_not_reported_as_changing_not
     after = run.fast_texts()[1]
     assert "changed nothing" not in after and "CHECK FAILED" not in after and "INEFFECTIVE" not in after, after
     assert "the picture changed where you acted" in after, after
+
+
+async def test_tapping_a_colour_only_control_again_and_again_is_not_standing_still(
+        adb_server: AdbTestServer, sim: VirtualPhoneService) -> None:
+    """Tempo's repeat button goes off → all → one with each tap, in colour and a small "1" only: the element list
+    never changes, so the loop must not call the screen stagnant or the agent stuck."""
+    from relay_desktop.sim.apps.music import PACKAGE as TEMPO
+    from relay_desktop.sim.tasks.untidy_pixels_tasks import _controls
+
+    driver = PhoneDriver(sim.phone)
+    await driver.launch_app(TEMPO)
+    row, _heart = await _controls(driver)
+    x, y = row[-1].center
+    device = await adb_server.server().device(sim.serial)
+
+    def fast(n: int, request: LLMRequest) -> object:
+        return act({"action": "tap", "x": x, "y": y}) if n <= 4 else complete("repeat cycled")
+
+    run = await run_task(device, Script(fast), planning=False, timeout=90)
+    texts = "\n".join(run.fast_texts())
+    assert "Screen stagnant" not in texts and "STUCK" not in texts and "INEFFECTIVE" not in texts, texts[-3000:]

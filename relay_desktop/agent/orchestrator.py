@@ -289,7 +289,8 @@ class Orchestrator:
             observation = await self.capture(previous.element_map if previous else None)
         coordinator.saw(observation)
         diff = diff_maps(previous.element_map, observation.element_map) if previous is not None else None
-        still = previous is not None and no_visible_effect(previous, observation)
+        acted = [o.step for o in self.steps.outcomes if o.status == "done"]
+        still = previous is not None and no_visible_effect(previous, observation, acted)
         novel = self.guards.observe(observation, still, self.steps.acted or previous is None)
         self.emit(ScreenCaptured(run_id=self.run_id, step=iteration, element_map=observation.element_map,
                                  screenshot=observation.screenshot, app=observation.app,

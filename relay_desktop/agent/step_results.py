@@ -8,6 +8,7 @@ done (with its effect, judged on the element list *and* the picture), failed (wi
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -105,11 +106,18 @@ def acted_region(step: Step, before: Observation) -> tuple[float, float, float, 
     return (x - _AROUND_POINT, y - _AROUND_POINT, x + _AROUND_POINT, y + _AROUND_POINT)
 
 
-def no_visible_effect(before: Observation, after: Observation) -> bool:
-    """Neither the element list nor the picture changed (a toast or canvas change shows in the picture)."""
+def no_visible_effect(before: Observation, after: Observation, steps: Sequence[Step] = ()) -> bool:
+    """Neither the element list nor the picture changed (a toast or canvas change shows in the picture), nor,
+    for ``steps`` done in between, the picture where each acted (a control that only changes colour)."""
     if before.fingerprint != after.fingerprint:
         return False
-    return pixels_changed(before.pixels, after.pixels) is not True
+    if pixels_changed(before.pixels, after.pixels) is True:
+        return False
+    for step in steps:
+        region = acted_region(step, before)
+        if region is not None and region_changed(before.pixels, after.pixels, region, before.display):
+            return False
+    return True
 
 
 def effect_of(before: Observation, after: Observation, step: Step | None = None) -> tuple[str, bool]:
