@@ -483,7 +483,7 @@ async def test_rotation_mid_run_keeps_taps_on_target(adb_server: AdbTestServer, 
     assert portrait != landscape and taps[0].point == landscape   # the landscape position, not the stale one
     later = [r for role, r in models.requests if role == "fast" and r.contract is not None
              and r.contract.name == "act"][2:]
-    assert later and all("are 2400x1080 screen pixels" in r.messages[-1].text and
+    assert later and all("the screen is 2400x1080 pixels" in r.messages[-1].text and
                          "screen 2400x1080" in r.messages[0].text for r in later)
     assert (await device.shell("wm size")).stdout.strip() == "Physical size: 1080x2400"
     assert (await device.screenshot()).size == (2400, 1080)
