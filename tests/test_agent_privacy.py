@@ -11,36 +11,24 @@ import re
 from pathlib import Path
 from typing import Any
 
-import keyring.backends.fail
 from PIL import Image
 
 from relay_desktop.agent.capture import PRIVATE_APP, PROTECTED
-from relay_desktop.agent.events import EventBus, HumanInput, LogLine, ScreenCaptured
+from relay_desktop.agent.events import HumanInput, LogLine, ScreenCaptured
 from relay_desktop.agent.orchestrator import Orchestrator
 from relay_desktop.agent.prompts import screenshot_line
 from relay_desktop.agent.settings import AgentSettings
-from relay_desktop.llm.config import LLMSettings, ModelRef
-from relay_desktop.llm.router import ModelRouter
 from relay_desktop.perception.geometry import Bounds
 from relay_desktop.perception.ocr import OcrText
 from relay_desktop.perception.privacy import MASK_COLOUR, is_blank_frame, mask_regions
-from relay_desktop.runs import RunRecorder, RunStore
+from relay_desktop.runs import RunStore
 from relay_desktop.sim.apps.bank import DEFAULT_PIN, PACKAGE, NorthwindBank
 from relay_desktop.sim.service import VirtualPhoneService
 from relay_desktop.sim.tasks.base import find
-from relay_desktop.user_secrets import SecretStore
 from tests.conftest import AdbTestServer
 from tests.fake_llm import FakeLLMServer, Reply
 from tests.fake_llm.recorded import RecordedRequest
-from tests.llm_fixtures import KEY, MODELS, memory_keys, provider_settings
-
-
-def _router(fake_llm: FakeLLMServer) -> ModelRouter:
-    provider = provider_settings(fake_llm, "openai", timeout=10)
-    ref = ModelRef(provider.name, MODELS["openai"])
-    return ModelRouter(LLMSettings({provider.name: provider}, {"fast": (ref,), "planning": (ref,),
-                                                               "verifier": (ref,)}),
-                       memory_keys({provider.name: [KEY]}))
+from tests.test_user_secrets import run_with_secret
 
 
 def _element(text: str, label: str) -> str | None:
@@ -72,23 +60,10 @@ def bank_model(record: RecordedRequest) -> Reply:
 
 async def test_a_protected_screen_sends_no_picture_tells_the_model_why_and_the_history_keeps_none(
         adb_server: AdbTestServer, sim: VirtualPhoneService, fake_llm: FakeLLMServer, tmp_path: Path) -> None:
-    fake_llm.default = Reply.from_request(bank_model)
-    router = _router(fake_llm)
-    secrets = SecretStore(keyring.backends.fail.Keyring(), environ={"RELAY_SECRET_BANK_PIN": DEFAULT_PIN})
     store = RunStore(tmp_path / "runs")
-    bus, events = EventBus(), []
-    bus.subscribe(events.append)
-    recorder = RunRecorder(store)
-    recorder.attach(bus)
-    device = await adb_server.server().device(sim.serial)
-    try:
-        result = await asyncio.wait_for(Orchestrator(device, router, bus=bus, secrets=secrets,
-                                                     settings=AgentSettings(max_steps=8)).run(
-            "What is the balance of my checking account at Northwind Bank?"), 90)
-    finally:
-        await router.aclose()
-        await device.close()
-        await recorder.aclose()
+    result, events = await run_with_secret(adb_server, sim, fake_llm, store, bank_model,
+                                           "What is the balance of my checking account at Northwind Bank?",
+                                           {"RELAY_SECRET_BANK_PIN": DEFAULT_PIN})
     assert result.outcome == "success", result.reason
     bank: NorthwindBank = sim.phone.apps[PACKAGE]  # type: ignore[assignment]
     assert bank.sign_ins == 1

@@ -7,7 +7,7 @@ import asyncio
 import io
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +17,7 @@ import pytest
 
 from relay_desktop.agent.events import EventBus, LogLine
 from relay_desktop.agent.orchestrator import Orchestrator
-from relay_desktop.agent.settings import AgentSettings
+from relay_desktop.agent.settings import AgentSettings, RunResult
 from relay_desktop.cli import main
 from relay_desktop.llm.config import LLMSettings, ModelRef
 from relay_desktop.llm.redaction import redact
@@ -120,18 +120,18 @@ def door_model(record: RecordedRequest) -> Reply:
     return Reply.tool_call("act", {"thinking": "next", "steps": [step]})
 
 
-async def test_a_run_types_a_secret_whose_value_no_prompt_log_or_history_holds(
-        adb_server: AdbTestServer, sim: VirtualPhoneService, fake_llm: FakeLLMServer, tmp_path: Path) -> None:
-    task = TASKS_BY_ID["messages_text_bob"]
-    task.setup(sim.phone)
-    fake_llm.default = Reply.from_request(door_model)
+async def run_with_secret(adb_server: AdbTestServer, sim: VirtualPhoneService, fake_llm: FakeLLMServer,
+                          store: RunStore, model: Callable[[RecordedRequest], Reply], task: str,
+                          environ: dict[str, str]) -> tuple[RunResult, list[Any]]:
+    """The agent on the virtual phone through Google's adb, every role answered by ``model`` on the fake server,
+    the saved secrets those of ``environ`` (no keyring), the run recorded into ``store``: (result, events)."""
+    fake_llm.default = Reply.from_request(model)
     provider = provider_settings(fake_llm, "openai", timeout=10)
     ref = ModelRef(provider.name, MODELS["openai"])
     router = ModelRouter(LLMSettings({provider.name: provider}, {"fast": (ref,), "planning": (ref,),
                                                                  "verifier": (ref,)}),
                          memory_keys({provider.name: [KEY]}))
-    secrets = SecretStore(keyring.backends.fail.Keyring(), environ={"RELAY_SECRET_DOOR_CODE": DOOR})
-    store = RunStore(tmp_path / "runs")
+    secrets = SecretStore(keyring.backends.fail.Keyring(), environ=environ)
     bus, events = EventBus(), []
     bus.subscribe(events.append)
     recorder = RunRecorder(store)
@@ -139,12 +139,19 @@ async def test_a_run_types_a_secret_whose_value_no_prompt_log_or_history_holds(
     device = await adb_server.server().device(sim.serial)
     try:
         result = await asyncio.wait_for(Orchestrator(device, router, bus=bus, secrets=secrets,
-                                                     settings=AgentSettings(max_steps=8)).run(
-            "Type my door code into Bob's chat"), 90)
+                                                     settings=AgentSettings(max_steps=8)).run(task), 90)
     finally:
         await router.aclose()
         await device.close()
         await recorder.aclose()
+    return result, events
+
+
+async def test_a_run_types_a_secret_whose_value_no_prompt_log_or_history_holds(
+        adb_server: AdbTestServer, sim: VirtualPhoneService, fake_llm: FakeLLMServer, tmp_path: Path) -> None:
+    TASKS_BY_ID["messages_text_bob"].setup(sim.phone)
+    result, events = await run_with_secret(adb_server, sim, fake_llm, RunStore(tmp_path / "runs"), door_model,
+                                           "Type my door code into Bob's chat", {"RELAY_SECRET_DOOR_CODE": DOOR})
     assert result.outcome == "success", result.reason
     thread = sim.phone.current_activity()
     assert DOOR in json.dumps(thread.state, default=str)            # the phone got the value …

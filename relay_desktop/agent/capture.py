@@ -28,6 +28,7 @@ from relay_desktop.perception import (
     parse_hierarchy,
     prepare_screenshot_async,
 )
+from relay_desktop.perception.geometry import Bounds
 from relay_desktop.perception.ocr import OcrEngine, OcrText, OcrUnavailableError, scale_to_screen
 from relay_desktop.perception.pixels import pixel_signature, pixels_same
 from relay_desktop.perception.privacy import is_blank_frame, mask_regions, outside_regions, password_regions
@@ -35,6 +36,10 @@ from relay_desktop.perception.screenshot import integer_side
 from relay_desktop.perception.tree import UITree
 
 __all__ = ["PRIVATE_APP", "PROTECTED", "ScreenCapture"]
+
+# A black frame's thumbnail averages at most ~10 grey levels (perception.privacy.is_blank_frame allows 0.5% of
+# bright pixels); above this mean a picture cannot be one.
+_DARK_MEAN = 12
 
 
 class ScreenCapture:
@@ -73,10 +78,10 @@ class ScreenCapture:
             withheld = self._withheld(tree, context, blank)
             if withheld:
                 prepared, pixels, texts = None, None, []
-            elif image is not None and (secret := password_regions(tree)):
-                prepared, texts = await self._masked(image, secret, display, texts)
-            if texts and prepared is not None:
-                texts = scale_to_screen(texts, (prepared.source_width, prepared.source_height), display)
+            elif image is not None:
+                texts = _screen_lines(texts, image.size, display, secret := password_regions(tree))
+                if secret:
+                    prepared = await self._masked(image, secret, display)
             element_map = await asyncio.to_thread(build_element_map, tree, previous, ocr=texts)
         except BaseException:
             if shot_task is not None:
@@ -93,9 +98,10 @@ class ScreenCapture:
         """(black, the picture, its JPEG, its thumbnail, the text in it). A black frame is neither encoded nor
         read: it is a protected screen's, or the screen is off, and shows a model nothing."""
         image = await screenshot_at(self.phone, moment)
-        if await asyncio.to_thread(is_blank_frame, image):
-            return True, image, None, None, []
         pixels = await asyncio.to_thread(pixel_signature, image)
+        # Only a picture whose thumbnail is dark can be a black frame: the full check is not paid on every look.
+        if sum(pixels) <= _DARK_MEAN * len(pixels) and await asyncio.to_thread(is_blank_frame, image):
+            return True, image, None, None, []
         prepared, texts = await asyncio.gather(
             prepare_screenshot_async(image, max_bytes=self.settings.screenshot_max_bytes,
                                      max_side=integer_side(*image.size)),
@@ -115,29 +121,18 @@ class ScreenCapture:
             return PROTECTED
         return ""
 
-    async def _masked(self, image: Any, regions: list[Any], display: tuple[int, int], texts: list[OcrText]
-                      ) -> tuple[PreparedScreenshot, list[OcrText]]:
-        """The picture encoded again with the password fields painted over, and the text read inside them
-        dropped (lines are in the picture's pixels here, regions in the display's)."""
+    async def _masked(self, image: Any, regions: list[Bounds], display: tuple[int, int]) -> PreparedScreenshot:
+        """The picture encoded again with the password fields (``regions``, in the display's pixels) painted
+        over."""
         covered = await asyncio.to_thread(mask_regions, image, regions, display)
-        prepared = await prepare_screenshot_async(covered, max_bytes=self.settings.screenshot_max_bytes,
-                                                  max_side=integer_side(*covered.size))
-        if texts:
-            on_screen = scale_to_screen(texts, image.size, display)
-            kept = {id(t) for t in outside_regions(on_screen, regions)}
-            texts = [t for t, s in zip(texts, on_screen, strict=True) if id(s) in kept]
-        return prepared, texts
+        return await prepare_screenshot_async(covered, max_bytes=self.settings.screenshot_max_bytes,
+                                              max_side=integer_side(*covered.size))
 
     async def text_on_screen(self, image: Any, pixels: bytes, tree: UITree, display: tuple[int, int]
                              ) -> list[OcrText]:
         """The text read off a picture taken outside :meth:`capture` (a quick second look before acting), in
         screen pixels, none inside a password field (read again only if the picture changed)."""
-        texts = await self.read_text(image, pixels)
-        if not texts:
-            return []
-        on_screen = scale_to_screen(texts, image.size, display)
-        secret = password_regions(tree)
-        return outside_regions(on_screen, secret) if secret else on_screen
+        return _screen_lines(await self.read_text(image, pixels), image.size, display, password_regions(tree))
 
     async def read_text(self, image: Any, pixels: bytes) -> list[OcrText]:
         """Lines of text in the picture (the optional OCR pass); none when it is off or unavailable. The same
@@ -159,3 +154,11 @@ class ScreenCapture:
 
 async def _no_text() -> list[OcrText]:
     return []
+
+
+def _screen_lines(texts: list[OcrText], size: tuple[int, int], display: tuple[int, int],
+                  secret: list[Bounds]) -> list[OcrText]:
+    """Lines read off a picture of ``size`` in the display's pixels (the picture shows the whole display, a
+    mirror frame perhaps scaled down), without those inside a password field (``secret``)."""
+    on_screen = scale_to_screen(texts, size, display) if texts else []
+    return outside_regions(on_screen, secret) if secret and on_screen else on_screen

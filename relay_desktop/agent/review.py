@@ -139,19 +139,16 @@ class Reviewer:
         notes = [f"USER MESSAGE (sent during the run): {m}" for m in run.control.take_messages(run.reader)]
         for message in notes:
             run.log(message)
-        secrets = self.secret_names()
-        if sign_in_screen(observation.element_map) and secrets:
-            if observation.layout_hash in self._asked_sign_in:
+        if sign_in_screen(observation.element_map) and observation.layout_hash not in self._asked_sign_in:
+            self._asked_sign_in.add(observation.layout_hash)
+            secrets = self.secret_names()
+            if secrets:
+                # The user saved secrets for this: the model picks the one this sign-in needs (by its name) and
+                # types it without seeing it; the user is asked only when none fits.
+                notes.append(f"A password or PIN field is on screen. Saved secrets: {', '.join(secrets)}. If one "
+                             f"of them is what it asks for, type it with type(element, secret=NAME) (e.g. "
+                             f"type(element, secret={secrets[0]})); if none is, ask_user. Never guess a password.")
                 return notes
-            self._asked_sign_in.add(observation.layout_hash)
-            # The user saved secrets for this: the model picks the one this sign-in needs (by its name) and
-            # types it without seeing it; the user is asked only when none fits.
-            names = ", ".join(secrets)
-            notes.append(f"A password or PIN field is on screen. Saved secrets: {names}. If one of them is what it "
-                         f"asks for, type it with type(element, secret=NAME) (e.g. type(element, "
-                         f"secret={secrets[0]})); if none is, ask_user. Never guess a password.")
-        elif sign_in_screen(observation.element_map) and observation.layout_hash not in self._asked_sign_in:
-            self._asked_sign_in.add(observation.layout_hash)
             question = (f"The phone shows a sign-in screen in {observation.app}. Sign in on the phone yourself and "
                         "answer 'done', or give the details the agent should type (they are used for this run "
                         "only and never saved).")

@@ -113,11 +113,16 @@ def no_visible_effect(before: Observation, after: Observation, steps: Sequence[S
         return False
     if pixels_changed(before.pixels, after.pixels) is True:
         return False
+    return not _changed_where_acted(before, after, steps)
+
+
+def _changed_where_acted(before: Observation, after: Observation, steps: Sequence[Step]) -> bool:
+    """The picture changed, however little, where one of ``steps`` touched the screen."""
     for step in steps:
         region = acted_region(step, before)
         if region is not None and region_changed(before.pixels, after.pixels, region, before.display):
-            return False
-    return True
+            return True
+    return False
 
 
 def effect_of(before: Observation, after: Observation, step: Step | None = None) -> tuple[str, bool]:
@@ -130,8 +135,7 @@ def effect_of(before: Observation, after: Observation, step: Step | None = None)
         if pictured:
             return ("the picture changed but the element list did not (a toast, an animation or drawn "
                     "content: look at the screenshot)"), True
-        region = acted_region(step, before) if step is not None else None
-        if region is not None and region_changed(before.pixels, after.pixels, region, before.display):
+        if step is not None and _changed_where_acted(before, after, (step,)):
             return ("the picture changed where you acted, but the element list did not (a control that shows "
                     "its state only in colour or an icon: look at the screenshot)"), True
         return "no visible change", False

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from relay_desktop.agent.observation import PRIVATE_APP, PROTECTED
 from relay_desktop.llm.redaction import redact
 from relay_desktop.paths import data_dir
 
@@ -50,9 +51,9 @@ CREATE INDEX IF NOT EXISTS log_run ON log(run_id);
 
 def withheld_text(withheld: str) -> str:
     """What a step without a picture says instead, in the history and its exports."""
-    if withheld == "protected":
+    if withheld == PROTECTED:
         return "Protected screen: the app forbids screenshots, so no picture was kept or sent (elements only)."
-    if withheld == "private app":
+    if withheld == PRIVATE_APP:
         return "Private app (Settings): no picture was kept or sent; the agent worked from the elements."
     return "(no screenshot for this step)"
 

@@ -20,6 +20,7 @@ from relay_desktop.agent.events import (
     ScreenCaptured,
     StepStarted,
 )
+from relay_desktop.agent.observation import PROTECTED
 
 if TYPE_CHECKING:
     from relay_desktop.ui.phone_pane import PhonePane
@@ -62,7 +63,7 @@ class PaneEvents(QObject):
             if all(event.display):
                 view.display_size = event.display
             view.show_elements(event.element_map)
-            view.set_protected(event.withheld == "protected")
+            view.set_protected(event.withheld == PROTECTED)
             # The dump was read while the capture ran: its password fields are masked in a recording from then.
             pane.screen_recording.saw(event.time - event.capture_ms / 1000, event.time, event.element_map.tree,
                                       event.display)
