@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 
 import adbutils
@@ -18,6 +19,21 @@ async def test_a_local_server_that_is_not_running_is_started() -> None:
         assert await server.devices() == []
     finally:
         await server.kill()
+
+
+async def test_two_commands_starting_the_server_at_once_both_get_it() -> None:
+    """Two `relay-desktop` commands started together (two benches, the window and a bench) each found no server
+    and ran `adb start-server`; the one whose daemon lost the race for the port crashed with "failed to start
+    daemon" although a server was then running for it."""
+    adb = os.path.join(os.path.dirname(adbutils.__file__), "binaries", "adb")
+    port = free_port()
+    first, second = (AdbServer(host="127.0.0.1", port=port, adb_path=adb) for _ in range(2))
+    try:
+        versions = await asyncio.gather(first.ensure_running(timeout=30), second.ensure_running(timeout=30),
+                                        return_exceptions=True)
+        assert all(isinstance(v, int) and v >= 40 for v in versions), versions
+    finally:
+        await first.kill()
 
 
 def test_an_empty_answer_from_a_dying_server_counts_as_a_lost_connection() -> None:

@@ -36,6 +36,7 @@ T = TypeVar("T")
 
 DEFAULT_PORT = 5037
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
+SERVER_RACE_GRACE_S = 5.0      # how long a server another command started may take to answer
 
 
 def translate_error(exc: BaseException, serial: str | None = None) -> DeviceError:
@@ -167,8 +168,27 @@ class AdbServer:
             if not self.is_local:
                 raise AdbServerError(f"no adb server answers at {self.host}:{self.port}") from None
         log.info("starting adb server on port %d", self.port)
-        await self.run_adb("start-server", timeout=timeout)
+        try:
+            await self.run_adb("start-server", timeout=timeout)
+        except AdbServerError:
+            # Another command (a second bench, the window) may have started one at the same moment: its daemon
+            # won the port and ours gave up. That server is as good as ours once it answers.
+            version = await self._answer_within(SERVER_RACE_GRACE_S)
+            if version is None:
+                raise
+            return version
         return await self.version()
+
+    async def _answer_within(self, seconds: float) -> int | None:
+        """The server's version once it answers within ``seconds``; None if it never does."""
+        deadline = asyncio.get_running_loop().time() + seconds
+        while True:
+            try:
+                return await self.version()
+            except DeviceError:
+                if asyncio.get_running_loop().time() >= deadline:
+                    return None
+                await asyncio.sleep(0.2)
 
     async def kill(self) -> None:
         await call(self.client.server_kill, timeout=10)
