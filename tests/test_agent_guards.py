@@ -170,6 +170,28 @@ def test_toggling_between_two_states_counts_as_the_same_signature() -> None:
     assert guards.same_signature()
 
 
+def _field(text: str) -> str:
+    return (f'<node class="android.widget.EditText" package="com.example.app" text="{text}" clickable="true" '
+            f'focusable="true" bounds="[0,300][1080,700]" />')
+
+
+def test_a_field_whose_value_changed_is_a_change_for_every_guard() -> None:
+    """Issue 25: 'False STUCK right after a field's text changed from ...flat 3B... to ...flat 5A...'. The
+    screen's package, element count and first control stay, but a changed value is a change."""
+    before = screen(_button("Save", 100), _field("12 Park Road, flat 3B, ring twice"))
+    after = screen(_button("Save", 100), _field("12 Park Road, flat 5A, ring twice"))
+    assert before.signature == after.signature and before.fingerprint != after.fingerprint
+    for looks in ((before, before, after, after), (before, before, before, after)):
+        guards = LoopGuards()
+        for n, obs in enumerate(looks):
+            guards.observe(obs, nothing_changed=n > 0 and obs is looks[n - 1])
+        assert not guards.same_signature(), looks
+        assert not guards.stuck() and guards.stagnant() is None
+    guards.record(tr(before.fingerprint, after.fingerprint, Step.of("type", element="e2", text="flat 5A"),
+                     targets=("field",)))
+    assert guards.ineffective() is None and guards.same_element_loop() is None
+
+
 def test_content_that_changes_every_step_is_not_stuck() -> None:
     guards = LoopGuards()
     pages = [screen(_button("Next", 100), _button(f"Page {n}", 300)) for n in range(SIGNATURE_WINDOW)]

@@ -128,10 +128,14 @@ class LoopGuards:
 
     def same_signature(self) -> bool:
         """The native-loop design's screen-hash check, over the last 4 actions: the same package, element count
-        and first control every time, and at most two distinct contents — toggling between two states counts
-        as stuck, a list whose page text changes every step does not."""
+        and first control every time, and either one content throughout or two that the screen went back and
+        forth between — toggling between two states counts as stuck; a list whose page text changes every step,
+        or a field whose value was changed once (a changed value is a change), does not."""
         full = len(self.signatures) == SIGNATURE_WINDOW
-        return full and len(set(self.signatures)) == 1 and len(set(self.fingerprints)) <= 2
+        if not full or len(set(self.signatures)) != 1 or len(set(self.fingerprints)) > 2:
+            return False
+        runs = [fp for i, fp in enumerate(self.fingerprints) if i == 0 or self.fingerprints[i - 1] != fp]
+        return len(runs) == 1 or len(runs) > len(set(runs))   # unchanged, or came back to a content it left
 
     def ineffective(self) -> Transition | None:
         """The last plan, when it changed nothing at all (neither the element list nor the picture)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from relay_desktop.agent.events import ActionEffect, HumanInput
-from relay_desktop.agent.guards import Transition
+from relay_desktop.agent.guards import SIGNATURE_WINDOW, Transition
 from relay_desktop.agent.observation import Observation
 from relay_desktop.agent.plan_runner import PlanRunner
 from relay_desktop.agent.prompts import as_data
@@ -123,8 +123,10 @@ class Reviewer:
             if scrollable is not None:
                 options.append(f"scroll {describe_target(scrollable)} to reveal more")
             options.append("go back and try another path")
-            note = (f"STUCK: the screen has not changed for {max(run.guards.unchanged, 4)} steps. Consider: "
-                    + "; ".join(options) + ".")
+            # Say what was seen: a screen that went back and forth between two states did change.
+            what = (f"the screen has not changed for {run.guards.unchanged} steps" if run.guards.stuck() else
+                    f"the screen only went back and forth between two states over the last {SIGNATURE_WINDOW} steps")
+            note = f"STUCK: {what}. Consider: " + "; ".join(options) + "."
             notes.append(note)
             run.log(note, "warning")
             run.coordinator.add_failure(note, kind="stuck", step=run.iteration)
