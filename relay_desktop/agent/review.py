@@ -75,7 +75,8 @@ class Reviewer:
                              "that way, so all of it has been shown. Do not scroll that way again.")
             else:
                 notes.append(f"INEFFECTIVE: '{last.described}' changed nothing — neither the element list nor "
-                             "the picture. Do not repeat it; try another element or another way.")
+                             "the picture. Do not repeat it. Look at why: the wrong element, covered, disabled, or "
+                             "not what this app offers? If the app lacks what the task needs, fail with the reason.")
         loop = run.guards.same_element_loop()
         if loop:
             notes.append(loop)

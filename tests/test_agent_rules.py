@@ -1,0 +1,56 @@
+"""Issue 25: the program's own words must not mislead a model. The fast agent's rules, the loop's notes after
+a step that did nothing, and the strategist's guidelines, as a model reads them."""
+
+from __future__ import annotations
+
+from relay_desktop.agent.prompts import fast_system_prompt
+from relay_desktop.llm.types import LLMRequest
+from tests.agent_harness import Script, complete, run_task, tap
+from tests.agent_phone import FakePhone, Screen, Widget
+
+
+def _rules() -> str:
+    prompt = fast_system_prompt()
+    return prompt[prompt.index("Rules:"):]
+
+
+def test_facts_from_the_users_phone_may_be_sent_but_a_credential_never_given_is_never_typed() -> None:
+    """'Answer Julia's latest message' (the guest Wi-Fi password is in the user's own note) failed on 'Never
+    type a password you were not given here', though the send is confirmed by the user anyway."""
+    rules = _rules()
+    assert "Never type a password you were not given here" not in rules
+    assert "found on the user's own phone" in rules and "when the task calls for it" in rules
+    assert "the send confirmation shows the user what goes out" in rules
+    assert "A password, PIN or other credential the user never gave you is never typed" in rules
+
+
+def test_a_step_without_effect_asks_why_and_does_not_invite_poking_around() -> None:
+    rules = _rules()
+    assert "try another element" not in rules
+    assert "An action that had no effect: do not repeat it; look at why" in rules
+    assert "if the app lacks what the task needs, fail with the reason" in rules.lower()
+
+
+def test_exploring_changes_nothing_unasked_and_what_was_changed_is_undone_before_failing() -> None:
+    """An alarm was switched on 'to see if the card changes' and left on when the agent gave up."""
+    rules = _rules()
+    assert "While exploring, change nothing the task did not ask for" in rules
+    assert "undo what you changed before you fail" in rules
+    assert "the app lacks the control or option the task needs: fail with the reason" in rules
+
+
+def _dead_end() -> dict[str, Screen]:
+    return {"start": Screen("com.example.app", [Widget("Open")], taps={"Open": "dead"}),
+            "dead": Screen("com.example.app", [Widget("Title", "text"), Widget("Broken"), Widget("Other")],
+                           back="start")}
+
+
+async def test_the_note_after_a_step_that_did_nothing_asks_why_instead_of_another_element() -> None:
+    def fast(n: int, request: LLMRequest) -> object:
+        return tap("e1") if n == 1 else tap("e2") if n == 2 else complete()
+
+    run = await run_task(FakePhone(_dead_end(), "start"), Script(fast), planning=False)
+    third = run.fast_texts()[2]
+    assert "INEFFECTIVE: 'tap e2 \"Broken\"' changed nothing" in third
+    assert "try another element" not in third
+    assert "Look at why" in third and "if the app lacks what the task needs, fail with the reason" in third.lower()
