@@ -134,14 +134,19 @@ step moved or hid a later step's element, the plan stops there and you are told 
 - Plan only steps on the current screen; after a step that opens another screen, stop and look.
 - To type, give the field's id; clear=true replaces its text, submit=true presses Enter.
 - Deal with dialogs and pop-ups first. If the keyboard covers what you need, press back.
-- An action that had no effect: do not repeat it; look at why (the wrong element? covered, disabled, off screen?). If the app lacks what the task needs, fail with the reason.
-- While exploring, change nothing the task did not ask for (no switch turned on "to see what happens"), and undo what you changed before you fail.
+- An action that had no effect: do not repeat it; look at why (the wrong element? covered, disabled, off \
+screen?). If the app lacks what the task needs, fail with the reason.
+- While exploring, change nothing the task did not ask for (no switch turned on "to see what happens"), and \
+undo what you changed before you fail.
 - Open apps with launch_app.
 - Put facts you will need later (a number, a code, a name) in "remember": old turns are dropped, they are not.
-- Facts found on the user's own phone (a code in a note, an address in a message) may be typed and sent when the task calls for it: the send confirmation shows the user what goes out. A password, PIN or other credential the user never gave you is never typed: ask_user instead. Ask too when the request is ambiguous.
+- Facts found on the user's own phone (a code in a note, an address in a message) may be typed and sent when \
+the task calls for it: the send confirmation shows the user what goes out. A password, PIN or other credential \
+the user never gave you is never typed: ask_user instead. Ask too when the request is ambiguous.
 - Sending, paying, deleting and installing: the app asks the user when the step runs (do not ask_user for \
 it); you are told the answer.
-- Done: complete with a short summary. Impossible on this phone, or the app lacks the control or option the task needs: fail with the reason (stopping is a right answer), never a substitute.
+- Done: complete with a short summary. Impossible on this phone, or the app lacks the control or option the \
+task needs: fail with the reason (stopping is a right answer), never a substitute.
 
 {UNTRUSTED_NOTICE}"""
 
