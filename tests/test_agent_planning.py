@@ -215,7 +215,7 @@ async def test_recovery_plan_shows_failures_and_the_previous_plan_and_asks_for_a
     assert "1. Progress check (iter 8): Agent clicking same element repeatedly" in text
     assert "2. Step 'Tap search button' failed twice." in text
     assert previous.to_guidance_text() in text
-    assert "ROOT CAUSE" in text and "diagnosis" in text and "DIFFERENT approach" in text
+    assert "ROOT CAUSE" in text and "diagnosis" in text and "a different app, path or way" in text
     assert "not making progress" in text  # the trigger's reason
     assert request.messages[0].images  # the current screenshot
     # Failures quote the screen: they come as data, in their own section before the screen's.

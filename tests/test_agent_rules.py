@@ -3,10 +3,15 @@ a step that did nothing, and the strategist's guidelines, as a model reads them.
 
 from __future__ import annotations
 
+import asyncio
+
+from relay_desktop.agent.planning import PlanningAgent
 from relay_desktop.agent.prompts import fast_system_prompt
 from relay_desktop.llm.types import LLMRequest
+from tests.agent_fakes import ScriptedModels, sequence
 from tests.agent_harness import Script, complete, run_task, tap
 from tests.agent_phone import FakePhone, Screen, Widget
+from tests.test_agent_planning import APPS, TIMEOUT, observation, plan_data
 
 
 def _rules() -> str:
@@ -54,3 +59,32 @@ async def test_the_note_after_a_step_that_did_nothing_asks_why_instead_of_anothe
     assert "INEFFECTIVE: 'tap e2 \"Broken\"' changed nothing" in third
     assert "try another element" not in third
     assert "Look at why" in third and "if the app lacks what the task needs, fail with the reason" in third.lower()
+
+
+# ------------------------------------------------------------ the strategist
+
+
+def test_the_strategist_plans_a_send_payment_or_deletion_only_when_the_task_asks_for_it() -> None:
+    """It planned '6. Place the order' for a task whose messages said 'don't order yet'."""
+    system = PlanningAgent.system_prompt()
+    assert "plan them, do not avoid them" not in system
+    assert ("Plan a send, payment, deletion or install only when the task (or what it points to, such as a "
+            "message to answer) asks for it") in system
+    assert "nothing the task did not ask for" in system
+
+
+async def test_recovery_offers_stopping_first_when_the_app_lacks_the_control_and_no_side_effect_experiments() -> None:
+    """'Set the alarm to repeat on weekdays' on an app without repeat days: the recovery asked for 'a DIFFERENT
+    approach first', and the agent switched the alarm on to see if the card changed."""
+    models = ScriptedModels(sequence([plan_data()]))
+    await asyncio.wait_for(PlanningAgent(models).plan_recovery(
+        "Make the 7:00 alarm repeat on weekdays", observation(), APPS, ["Step 'Tap Repeat' failed twice."],
+        None, trigger="stall"), TIMEOUT)
+    ask = models.requests[0][1].messages[0].text
+    ask = ask[ask.rindex("The phone agent has been working"):]
+    assert "DIFFERENT approach first" not in ask
+    stop, other = ask.index("stopping with fail"), ask.index("a different app, path")
+    assert stop < other, "stopping comes first, before another way"
+    assert "the app lacks the control or option the task needs" in ask
+    assert "never an experiment that changes something the task did not ask for" in ask
+    assert "undo" in ask

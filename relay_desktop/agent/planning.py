@@ -213,7 +213,10 @@ on the home screen; prefer the app's own search, shortcuts and deep settings pag
 - Use only apps that are installed; say if the task needs one that is not.
 - Think about what is already on screen: if the task is half done, plan from where the phone is now.
 - Anticipate obstacles: sign-in walls, permission dialogs, pop-ups, the keyboard covering fields.
-- Sending, paying, deleting and installing are confirmed by the user; plan them, do not avoid them.
+- Plan a send, payment, deletion or install only when the task (or what it points to, such as a message to \
+answer) asks for it; then plan it plainly, the user confirms it when it runs. Until the agent has read what the \
+task points to, plan reading it first, not what it might say.
+- Plan nothing the task did not ask for: no switch turned on or setting changed to see what happens.
 - Never plan to type a password or code the user did not give (a saved secret, when listed, counts as given).
 - Set split_screen only when the task truly needs two apps side by side: what one shows is typed into the \
 other, or the user asks for split screen. Both apps must be installed. Then the phone is put in split screen \
@@ -229,13 +232,15 @@ failures so far and the plan it was following.
 1. Diagnose the ROOT CAUSE: why did the plan fail or stall? Look at the current screen: where is the phone \
 now, is it in the wrong app or screen, is something blocking, was the approach wrong for this phone? Put it in \
 "diagnosis", in one or two sentences.
-2. Recommend a DIFFERENT approach first: a different app, path, or way of doing it, that avoids the cause you \
-found. Do not recommend the approach that already failed unless the diagnosis shows exactly what to change; \
-then say so in its description.
-3. Start the steps from the CURRENT screen.
-4. If the evidence shows the task cannot be done on this phone (what it asks for does not exist here: no such \
-item, contact, app or setting), say so in "diagnosis" and recommend stopping with fail and the reason: never a \
-substitute the user did not ask for."""
+2. Consider stopping first: recommend stopping with fail and the reason when the evidence shows the task \
+cannot be done on this phone: the app lacks the control or option the task needs, or what it asks for does not \
+exist here (no such item, contact, app or setting). Say so in "diagnosis"; never a substitute the user did not \
+ask for. Stopping is a right answer, not a defeat.
+3. Otherwise recommend a way that avoids the cause you found: a different app, path or way of doing it, or the \
+same approach when the diagnosis shows exactly what to change (then say so in its description).
+4. Start the steps from the CURRENT screen. Plan what the task asks for, never an experiment that changes \
+something the task did not ask for (turning an alarm on "to see if the card changes"); if the agent changed \
+such a thing, the first step is to undo it, also before stopping."""
 
 _TRIGGER_NOTES = {
     "stall": "Why you are asked now: a progress check found the agent is not making progress.",
