@@ -90,8 +90,13 @@ ACTIONS: dict[str, ActionSpec] = {spec.name: spec for spec in (
                {"seconds": {"type": "number", "minimum": 0.1, "maximum": 10}}, required=("seconds",)),
     ActionSpec("ask_user", "Ask the user a question and wait for the answer (missing details, sign-in).",
                {"question": {"type": "string", "minLength": 1}}, required=("question",), ends_plan=True),
-    ActionSpec("complete", "The task is done; say what was achieved.",
-               {"summary": {"type": "string"}}, required=("summary",), ends_plan=True),
+    ActionSpec("complete", "The task is done; say what was achieved. When the task asks a question (how many, "
+               "when, what, is it…), give answer: the value asked for, short, as read on the screen (\"7:30\", "
+               "\"3\", \"yes\"); the user sees it on its own.",
+               {"summary": {"type": "string"},
+                "answer": {"type": "string", "description": "only when the task asks a question: the value, "
+                                                            "short"}},
+               required=("summary",), ends_plan=True),
     ActionSpec("fail", "The task cannot be done; say why.",
                {"reason": {"type": "string"}}, required=("reason",), ends_plan=True),
 )}
@@ -190,6 +195,8 @@ class Step:
             if key in p:
                 text = str(p[key])
                 parts.append('"' + (text if len(text) <= 60 else text[:57] + "…") + '"')
+        if "answer" in p:
+            parts.append(f'answer "{p["answer"]}"')
         if p.get("clear"):
             parts.append("clear")
         if p.get("submit"):

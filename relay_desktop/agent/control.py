@@ -24,10 +24,11 @@ class RunFinishedSignal(Exception):
     """The run has its outcome (the agent said complete or fail, or too many errors in a row): unwind to the
     orchestrator, which reports it."""
 
-    def __init__(self, outcome: str, reason: str) -> None:
+    def __init__(self, outcome: str, reason: str, answer: str = "") -> None:
         super().__init__(reason)
         self.outcome = outcome
         self.reason = reason
+        self.answer = answer              # the value a question task asked for ("" when none was given)
 
 
 class RunControl:

@@ -163,6 +163,7 @@ class RunStateChanged(Event):
 class RunFinished(Event):
     outcome: Outcome
     reason: str
+    answer: str = ""                   # complete's answer: the value a question task asked for, short
     steps: int
     elapsed_s: float
     input_tokens: int

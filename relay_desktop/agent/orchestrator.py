@@ -137,6 +137,7 @@ class Orchestrator:
         self.task = task
         self.memory.task = task
         outcome: Outcome
+        answer = ""
         # The phone's own notices (connection lost and found, the mirror gone) go into the run's log.
         subscribe = getattr(self.phone, "subscribe_notices", None)
         unsubscribe = subscribe(lambda message: self.log(message, "warning")) \
@@ -148,7 +149,7 @@ class Orchestrator:
         except PhoneBusy as exc:
             outcome, reason = "error", str(exc)
         except RunFinishedSignal as signal:
-            outcome, reason = signal.outcome, signal.reason  # type: ignore[assignment]
+            outcome, reason, answer = signal.outcome, signal.reason, signal.answer  # type: ignore[assignment]
         except (RunStopped, asyncio.CancelledError):
             if not self.control.stop_requested:
                 raise
@@ -168,8 +169,8 @@ class Orchestrator:
                 coordinator.cancel()
         usage = self.meter.usage
         result = RunResult(self.run_id, task, outcome, reason, self.iteration, time.monotonic() - started,
-                           usage.input_tokens, usage.output_tokens, self.meter.cost_usd)
-        self.emit(RunFinished(run_id=self.run_id, outcome=outcome, reason=reason, steps=self.iteration,
+                           usage.input_tokens, usage.output_tokens, self.meter.cost_usd, answer)
+        self.emit(RunFinished(run_id=self.run_id, outcome=outcome, reason=reason, answer=answer, steps=self.iteration,
                               elapsed_s=result.elapsed_s, input_tokens=usage.input_tokens,
                               output_tokens=usage.output_tokens, cost_usd=result.cost_usd))
         self.control.finished()

@@ -317,21 +317,24 @@ class PlanRunner:
                                                   "otherwise fail with the reason."))
             return
         summary = str(step.params.get("summary", ""))
+        answer = str(step.params.get("answer", "")).strip()
+        # The verifier judges the answer too: a question's value must be what the screen shows.
+        claim = f'{summary}\nAnswer given to the user: "{answer}"' if answer else summary
         if self.acted:
             observation = await run.capture(observation.element_map)
             self.record_effects(observation)
         if run.completion is None or not run.settings.verify_completion:
-            raise RunFinishedSignal("success", summary or "done")
+            raise RunFinishedSignal("success", summary or "done", answer)
         try:
-            verdict = await run.completion.verify(run.task, observation, summary, self.transcript,
+            verdict = await run.completion.verify(run.task, observation, claim, self.transcript,
                                                   run.memory.text(NOTED_BY_THE_AGENT))
             # (verify() puts the transcript and the facts inside the data section: they quote the screen)
         except LLMError as exc:
             run.log(f"Completion could not be verified ({exc}); trusting the agent.", "warning")
-            raise RunFinishedSignal("success", summary or "done") from None
+            raise RunFinishedSignal("success", summary or "done", answer) from None
         run.verification("completion", verdict.ok, verdict.reason)
         if verdict.ok:
-            raise RunFinishedSignal("success", summary or verdict.reason)
+            raise RunFinishedSignal("success", summary or verdict.reason, answer)
         run.conversation.add(Message.user(f"NOT done, keep working: {verdict.reason}"))
         run.coordinator.add_failure(f"Claimed complete at step {run.iteration} but: {verdict.reason}",
                                     kind="completion", step=run.iteration)

@@ -73,6 +73,7 @@ class RunResult:
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0
+    answer: str = ""                       # the value a question task asked for ("" when it asked none)
 
     @property
     def success(self) -> bool:
