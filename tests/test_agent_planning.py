@@ -25,6 +25,7 @@ from relay_desktop.perception import build_element_map, prepare_screenshot
 from tests.agent_fakes import ScriptedModels, sequence
 
 TIMEOUT = 5
+GUESSED = "Diagnosis (the planning agent's guess, not checked on the phone): "
 
 HOME_XML = (
     '<hierarchy rotation="0">'
@@ -89,7 +90,8 @@ def test_guidance_text_is_the_designs_format() -> None:
         "Alternative approaches if this fails:\n"
         "- Browser search: Open Chrome and navigate to google.com/maps\n"
         "\n"
-        "Diagnosis: The agent was clicking on yogurt search results instead of searching for oranges")
+        "Diagnosis (the planning agent's guess, not checked on the phone): The agent was clicking on yogurt search "
+        "results instead of searching for oranges")
 
 
 def test_guidance_without_alternatives_or_diagnosis_has_no_empty_sections() -> None:
@@ -207,7 +209,7 @@ async def test_recovery_plan_shows_failures_and_the_previous_plan_and_asks_for_a
 
     assert result.trigger == "stall"
     assert result.diagnosis.startswith("The agent kept tapping")
-    assert "Diagnosis: The agent kept tapping" in result.to_guidance_text()
+    assert f"{GUESSED}The agent kept tapping" in result.to_guidance_text()
     assert result.recommended.name == "Ask the Google app"
 
     request: LLMRequest = models.requests[0][1]

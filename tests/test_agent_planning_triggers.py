@@ -81,7 +81,8 @@ async def test_a_stall_launches_recovery_planning_and_the_fast_agent_waits_for_i
     assert f"Progress check (step {progress[0].step}): going in circles" in recovery_prompts[0]
     stall = consulted(run, "stall")
     adopted = [g for g in run.of(GuidanceUpdated) if g.trigger == "stall"]
-    assert stall and adopted and "Diagnosis: wrong screen" in adopted[0].guidance
+    assert stall and adopted and \
+        "Diagnosis (the planning agent's guess, not checked on the phone): wrong screen" in adopted[0].guidance
     # The recovery plan reached the fast agent at its next plan, not steps later.
     asked = order.index("recovery asked")
     next_fast = next(i for i, entry in enumerate(order) if i > asked and entry.startswith("fast"))

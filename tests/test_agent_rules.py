@@ -9,7 +9,7 @@ from relay_desktop.agent.planning import PlanningAgent
 from relay_desktop.agent.prompts import fast_system_prompt
 from relay_desktop.llm.types import LLMRequest
 from tests.agent_fakes import ScriptedModels, sequence
-from tests.agent_harness import Script, complete, run_task, tap
+from tests.agent_harness import PLAN, Script, complete, run_task, tap
 from tests.agent_phone import FakePhone, Screen, Widget
 from tests.test_agent_planning import APPS, TIMEOUT, observation, plan_data
 
@@ -88,3 +88,36 @@ async def test_recovery_offers_stopping_first_when_the_app_lacks_the_control_and
     assert "the app lacks the control or option the task needs" in ask
     assert "never an experiment that changes something the task did not ask for" in ask
     assert "undo" in ask
+
+
+# ------------------------------------------------------------ supervisors' guesses
+
+
+async def test_a_supervisors_diagnosis_reaches_the_acting_agent_as_a_guess_not_as_an_open_issue() -> None:
+    """'turn the alarm on to see if the card changes' was passed on as an open issue; the agent switched the
+    alarm on and gave up without switching it back."""
+    guess = "maybe turn the alarm on to see if the card changes"
+
+    def planning(request: LLMRequest) -> object:
+        text = request.messages[-1].text
+        return {**PLAN, "diagnosis": "the repeat option may be behind the alarm's switch"} \
+            if "WHAT HAS GONE WRONG" in text else PLAN
+
+    def fast(n: int, request: LLMRequest) -> object:
+        return tap("e1") if n == 1 else tap("e2") if n < 9 else complete()
+
+    script = Script(fast, planning=planning, progress=lambda r: {"progressing": False, "reason": guess})
+    run = await run_task(FakePhone(_dead_end(), "start"), script, consecutive_error_limit=20)
+    told = [t for t in run.fast_texts() if guess in t]
+    assert told, "the progress supervisor's diagnosis should reach the acting agent"
+    for text in told:
+        issues = text[text.index("CONTEXT - Previous issues"):] if "CONTEXT - Previous issues" in text else ""
+        issues = issues.split("A SUPERVISOR'S GUESS")[0]
+        assert guess not in issues
+        assert "A SUPERVISOR'S GUESS (not checked on the phone" in text
+    pinned = [r.messages[0].text for r in run.fast_requests()]
+    assert any("the repeat option may be behind" in p for p in pinned)
+    for text in pinned:
+        if "the repeat option may be behind" in text:
+            assert "Diagnosis: the repeat" not in text
+            assert "Diagnosis (the planning agent's guess, not checked on the phone): the repeat" in text

@@ -51,6 +51,9 @@ class Issue:
     kind: str = "other"          # "step", "guard", "stuck", "completion", "progress", "other"
     step: int = 0
     resolved: bool = False
+    # A supervisor's diagnosis (the progress check's reason): its reading of the run, not something seen on the
+    # phone. The fast agent gets it labelled as a guess, never among the open issues it reads as facts.
+    guess: bool = False
 
 
 class PlanningCoordinator:
@@ -101,12 +104,12 @@ class PlanningCoordinator:
         """Everything that went wrong in this run, oldest first (the planning agent's view)."""
         return [issue.text for issue in self.issues]
 
-    def add_failure(self, description: str, *, kind: str = "other", step: int = 0) -> None:
+    def add_failure(self, description: str, *, kind: str = "other", step: int = 0, guess: bool = False) -> None:
         if any(not i.resolved and i.text == description for i in self.issues):
             return
         if kind in _ONE_OPEN:
             self.resolve(kind)          # a guard's newer note replaces its older one
-        self.issues.append(Issue(description, kind, step))
+        self.issues.append(Issue(description, kind, step, guess=guess))
 
     def resolve(self, *kinds: str) -> None:
         """The run made progress: earlier problems of these kinds no longer apply (the fast agent stops seeing
@@ -118,8 +121,12 @@ class PlanningCoordinator:
     def open_issues(self, iteration: int, limit: int = OPEN_ISSUES_SHOWN) -> list[str]:
         """Problems still open, for the fast agent; a step failure of the last plan is left out, because the
         plan's step-by-step result already says it."""
-        return [i.text for i in self.issues if not i.resolved
+        return [i.text for i in self.issues if not i.resolved and not i.guess
                 and not (i.kind == "step" and i.step >= iteration - 1)][-limit:]
+
+    def open_guesses(self) -> list[str]:
+        """Supervisors' diagnoses still standing (the newest of each kind), for the fast agent as guesses."""
+        return [i.text for i in self.issues if not i.resolved and i.guess]
 
     def cancel(self) -> None:
         if self._pending is not None and not self._pending.done():
@@ -222,7 +229,8 @@ class PlanningCoordinator:
         if verdict.ok:
             self.stale_iterations = 0
             return
-        self.add_failure(f"Progress check (step {iteration}): {verdict.reason}", kind="progress", step=iteration)
+        self.add_failure(f"Progress check (step {iteration}): {verdict.reason}", kind="progress", step=iteration,
+                         guess=True)
         if not self.pending and self._may_consult(iteration):
             self._launch("stall", observation, iteration)
 

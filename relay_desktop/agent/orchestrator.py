@@ -47,7 +47,13 @@ from relay_desktop.agent.observation import PROTECTED, Observation
 from relay_desktop.agent.plan_runner import PlanRunner
 from relay_desktop.agent.planning import PlanningAgent
 from relay_desktop.agent.ports import Models, Phone
-from relay_desktop.agent.prompts import as_data, fast_system_prompt, fast_user_prompt, pinned_context
+from relay_desktop.agent.prompts import (
+    SUPERVISOR_GUESS,
+    as_data,
+    fast_system_prompt,
+    fast_user_prompt,
+    pinned_context,
+)
 from relay_desktop.agent.review import Reviewer
 from relay_desktop.agent.run_state import RunState
 from relay_desktop.agent.safety import Handlers
@@ -308,6 +314,9 @@ class Orchestrator:
         issues = coordinator.open_issues(iteration)
         if issues:
             observed.append("CONTEXT - Previous issues (still open):\n" + "\n".join(f"- {f}" for f in issues))
+        guesses = coordinator.open_guesses()
+        if guesses:
+            observed.append(SUPERVISOR_GUESS + "\n" + "\n".join(f"- {g}" for g in guesses))
         driver = self.routine_driver
         if driver is not None and driver.clearing_the_way:
             pass      # the routine goes on once a pop-up is closed: no strategy for one tap

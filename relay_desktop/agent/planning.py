@@ -104,7 +104,8 @@ class PlanningResult:
             lines += ["", "Alternative approaches if this fails:"]
             lines.extend(f"- {a.name}: {a.description}" for a in alternatives)
         if self.diagnosis:
-            lines += ["", f"Diagnosis: {self.diagnosis}"]
+            # A diagnosis is the strategist's reading of the failures, not a fact the acting agent should act on.
+            lines += ["", f"Diagnosis (the planning agent's guess, not checked on the phone): {self.diagnosis}"]
         return "\n".join(lines)
 
     def pinned_message(self, task: str) -> str:
