@@ -25,6 +25,7 @@ from relay_desktop.agent.events import (
 from relay_desktop.llm.redaction import register_secret
 from relay_desktop.perception import Bounds, build_element_map, prepare_screenshot
 from relay_desktop.runs import RunNotFound, RunRecorder, RunStore, render_html
+from relay_desktop.runs.commands import _show
 from tests.agent_phone import FakePhone, Screen, Widget
 
 RUN = "20261123-101010-abcdef"
@@ -243,3 +244,36 @@ async def test_a_history_of_the_first_format_opens_and_records_protected_steps(t
     step = store.get_run(RUN).steps[0]
     assert step.withheld == "protected" and step.screenshot is None
     assert "Protected screen: the app forbids screenshots" in render_html(store, store.get_run(RUN))
+
+
+async def test_the_answer_is_kept_shown_and_exported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    store = RunStore(tmp_path)
+    answered = RunFinished(run_id=RUN, outcome="success", reason="read the alarm list", answer="7:30", steps=1,
+                           elapsed_s=1.0, input_tokens=10, output_tokens=1, cost_usd=0.0)
+    recorder = await record(store, [started("When does my first alarm ring?"), *step_events(1), answered])
+    await recorder.aclose()
+    assert store.list_runs()[0].answer == "7:30" and store.get_run(RUN).summary.to_json()["answer"] == "7:30"
+    assert "<td>Answer</td><td><strong>7:30</strong></td>" in render_html(store, store.get_run(RUN))
+    _show(store, RUN[:8], False)
+    assert "  Answer: 7:30\n" in capsys.readouterr().out
+    _show(store, RUN, True)
+    assert '"answer": "7:30"' in capsys.readouterr().out
+
+
+async def test_a_history_of_the_second_format_opens_and_keeps_answers(tmp_path: Path) -> None:
+    # Format 2 had no answer column: opened, it is added, old runs have none, and new ones keep theirs.
+    with sqlite3.connect(tmp_path / "runs.sqlite3") as db:
+        db.execute("CREATE TABLE runs (id TEXT PRIMARY KEY, task TEXT NOT NULL, serial TEXT, settings TEXT, "
+                   "started_at REAL NOT NULL, finished_at REAL, outcome TEXT, reason TEXT, steps INTEGER DEFAULT 0, "
+                   "elapsed_s REAL DEFAULT 0, input_tokens INTEGER DEFAULT 0, output_tokens INTEGER DEFAULT 0, "
+                   "cost_usd REAL DEFAULT 0)")
+        db.execute("INSERT INTO runs (id, task, started_at, outcome, reason) VALUES ('old', 'an old run', 1.0, "
+                   "'success', 'done')")
+        db.execute("PRAGMA user_version=2")
+    store = RunStore(tmp_path)
+    assert store.get_run("old").summary.answer == ""
+    store.finish_run("old", outcome="success", reason="done", answer="no", steps=1, elapsed_s=1.0,
+                     input_tokens=0, output_tokens=0, cost_usd=0.0, finished_at=2.0)
+    assert store.get_run("old").summary.answer == "no"
+    with sqlite3.connect(tmp_path / "runs.sqlite3") as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == 3

@@ -91,6 +91,8 @@ def _show(store: RunStore, run_id: str, as_json: bool) -> int:
         return 0
     print(f"{s.id}: {s.task}")
     print(f"  {s.outcome} — {s.reason}")
+    if s.answer:
+        print(f"  Answer: {s.answer}")
     if s.driver:
         print(f"  driven by the {s.driver}")
     if record.settings.get("recording"):

@@ -108,6 +108,7 @@ def render_html(store: RunStore, record: RunRecord) -> str:
     s = record.summary
     started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(s.started_at))
     rows = [("Outcome", f'<span class="{_OUTCOME.get(s.outcome, "")}">{_e(s.outcome)}</span> — {_e(s.reason)}'),
+            *([("Answer", f"<strong>{_e(s.answer)}</strong>")] if s.answer else []),
             ("Driven by", _e(s.driver or "–")), ("Started", _e(started)), ("Device", _e(s.serial)),
             ("Steps", _e(s.steps)),
             ("Time", f"{s.elapsed_s:.1f} s"), ("Tokens", f"{s.input_tokens:,} in, {s.output_tokens:,} out"),

@@ -117,7 +117,7 @@ class RunRecorder:
             await asyncio.to_thread(
                 self.store.finish_run, event.run_id, outcome=event.outcome, reason=event.reason, steps=event.steps,
                 elapsed_s=event.elapsed_s, input_tokens=event.input_tokens, output_tokens=event.output_tokens,
-                cost_usd=event.cost_usd, finished_at=event.time)
+                cost_usd=event.cost_usd, finished_at=event.time, answer=event.answer)
         elif isinstance(event, ActionEffect):
             await self._effect(event)
         elif isinstance(event, LogLine | HumanInput | RunStateChanged | GuidanceUpdated):

@@ -29,13 +29,13 @@ from relay_desktop.paths import data_dir
 
 __all__ = ["SCHEMA_VERSION", "RunNotFound", "RunRecord", "RunStore", "RunSummary", "StepRecord", "withheld_text"]
 
-SCHEMA_VERSION = 2      # 2: steps.withheld
+SCHEMA_VERSION = 3      # 2: steps.withheld; 3: runs.answer
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
     id TEXT PRIMARY KEY, task TEXT NOT NULL, serial TEXT, settings TEXT, started_at REAL NOT NULL,
     finished_at REAL, outcome TEXT, reason TEXT, steps INTEGER DEFAULT 0, elapsed_s REAL DEFAULT 0,
-    input_tokens INTEGER DEFAULT 0, output_tokens INTEGER DEFAULT 0, cost_usd REAL DEFAULT 0);
+    input_tokens INTEGER DEFAULT 0, output_tokens INTEGER DEFAULT 0, cost_usd REAL DEFAULT 0, answer TEXT);
 CREATE TABLE IF NOT EXISTS steps (
     run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE, step INTEGER NOT NULL, started_at REAL,
     ended_at REAL, screenshot TEXT, screen_size TEXT, app TEXT, layout_hash TEXT, element_map TEXT, prompt TEXT,
@@ -80,6 +80,7 @@ class RunSummary:
     # "routine" (a replay), "routine, then the model from step N", or "" when no step was planned. Read from the
     # steps themselves, so older histories say it too.
     driver: str = ""
+    answer: str = ""           # the value a question task asked for (complete's answer), "" when none
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -148,6 +149,8 @@ class RunStore:
             columns = {row[1] for row in db.execute("PRAGMA table_info(steps)")}
             if "withheld" not in columns:      # a history written before format 2
                 db.execute("ALTER TABLE steps ADD COLUMN withheld TEXT")
+            if "answer" not in {row[1] for row in db.execute("PRAGMA table_info(runs)")}:   # before format 3
+                db.execute("ALTER TABLE runs ADD COLUMN answer TEXT")
             db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
             self._db = db
         return self._db
@@ -208,13 +211,14 @@ class RunStore:
                                     (run_id, time, step, level, redact(message)))
 
     def finish_run(self, run_id: str, *, outcome: str, reason: str, steps: int, elapsed_s: float,
-                   input_tokens: int, output_tokens: int, cost_usd: float, finished_at: float) -> None:
+                   input_tokens: int, output_tokens: int, cost_usd: float, finished_at: float,
+                   answer: str = "") -> None:
         with self._lock:
             self._connect().execute(
                 "UPDATE runs SET outcome=?, reason=?, steps=?, elapsed_s=?, input_tokens=?, output_tokens=?, "
-                "cost_usd=?, finished_at=? WHERE id=?",
+                "cost_usd=?, finished_at=?, answer=? WHERE id=?",
                 (outcome, redact(reason), steps, elapsed_s, input_tokens, output_tokens, cost_usd, finished_at,
-                 run_id))
+                 redact(answer), run_id))
 
     # ------------------------------------------------------------ reading
 
@@ -222,7 +226,8 @@ class RunStore:
         with self._lock:
             rows = self._connect().execute(
                 "SELECT id, task, serial, started_at, finished_at, outcome, reason, steps, elapsed_s, input_tokens, "
-                f"output_tokens, cost_usd, {_DRIVER_COLUMNS} FROM runs ORDER BY started_at DESC LIMIT ? OFFSET ?",
+                f"output_tokens, cost_usd, {_DRIVER_COLUMNS}, answer FROM runs "
+                "ORDER BY started_at DESC LIMIT ? OFFSET ?",
                 (limit, offset)).fetchall()
         return [_summary(row) for row in rows]
 
@@ -244,7 +249,7 @@ class RunStore:
         with self._lock:
             db = self._connect()
             row = db.execute("SELECT id, task, serial, started_at, finished_at, outcome, reason, steps, elapsed_s, "
-                             f"input_tokens, output_tokens, cost_usd, {_DRIVER_COLUMNS}, settings FROM runs "
+                             f"input_tokens, output_tokens, cost_usd, {_DRIVER_COLUMNS}, answer, settings FROM runs "
                              "WHERE id=?", (run_id,)).fetchone()
             steps = db.execute("SELECT * FROM steps WHERE run_id=? ORDER BY step", (run_id,)).fetchall()
             log = db.execute("SELECT time, step, level, message FROM log WHERE run_id=? ORDER BY rowid",
@@ -292,7 +297,7 @@ _DRIVER_COLUMNS = ("(SELECT COUNT(*) FROM steps s WHERE s.run_id = runs.id AND s
                    "(SELECT MIN(step) FROM steps s WHERE s.run_id = runs.id AND s.source = 'fallback'), "
                    "(SELECT COUNT(*) FROM steps s WHERE s.run_id = runs.id AND s.source = 'routine'), "
                    "(SELECT MIN(step) FROM steps s WHERE s.run_id = runs.id AND s.source = 'model')")
-_SUMMARY_COLUMNS = 16
+_SUMMARY_COLUMNS = 17
 
 
 def _driver(model_steps: int, fallback_from: int | None, routine_steps: int = 0, model_from: int | None = None) -> str:
@@ -312,11 +317,11 @@ def _driver(model_steps: int, fallback_from: int | None, routine_steps: int = 0,
 
 def _summary(row: tuple[Any, ...]) -> RunSummary:
     (rid, task, serial, started, finished, outcome, reason, steps, elapsed, tin, tout, cost, models, rules,
-     replayed, model_from) = row
+     replayed, model_from, answer) = row
     return RunSummary(rid, task, serial or "", started, finished, outcome or "interrupted",
                       reason or ("the app stopped before the run finished" if outcome is None else ""),
                       steps or 0, elapsed or 0.0, tin or 0, tout or 0, cost or 0.0,
-                      _driver(models or 0, rules, replayed or 0, model_from))
+                      _driver(models or 0, rules, replayed or 0, model_from), answer or "")
 
 
 def _step(row: tuple[Any, ...]) -> StepRecord:
