@@ -233,86 +233,46 @@ async def test_never_two_consultations_without_a_step_between_them() -> None:
     assert all(b - a >= 2 for a, b in itertools.pairwise(steps)), steps
 
 
-async def test_the_initial_plan_is_asked_on_the_newest_screen_with_what_the_agent_already_did() -> None:
-    """The strategy request goes out once the apps are described, by which time the fast agent has acted:
-    readers got the home screen as "the current screen" after Keep Notes was open, and planned what was done."""
+async def test_the_initial_plan_goes_out_first_from_the_task_and_the_first_screen() -> None:
+    """Issue 25: the strategy request went out once the apps were described, by which time the fast agent had
+    acted: its approaches reached the agent one or two steps late, and it saw 'launch_app … → opened X' beside
+    a screen from before. It now goes out before anything else, from the task and the first screen, while the
+    app describer is still at work; the first act request says the approaches are on their way."""
     from relay_desktop.agent.events import EventBus
     from relay_desktop.agent.orchestrator import Orchestrator
     from relay_desktop.agent.settings import AgentSettings
     from tests.agent_fakes import ScriptedModels
 
     described = asyncio.Event()
-    planning_texts: list[str] = []
 
     class SlowKnowledge:                  # the app describer takes its time
         async def notes_for(self, apps: object) -> dict[str, str]:
             await asyncio.wait_for(described.wait(), 10)
-            return {}
+            return {"com.example.app": "counts pages"}
 
         @staticmethod
         def text(notes: object, apps: object) -> str:
-            return ""
+            return "Example: counts pages" if notes else ""
 
     def fast(n: int, request: LLMRequest) -> object:
-        if n == 3:
-            described.set()                # only now: the strategy request goes out late
-            return after(asyncio.sleep(0.2), tap("e2"))
+        if n == 2:
+            described.set()
         return complete() if n == 5 else tap("e2")
 
-    def planning(request: LLMRequest) -> object:
-        planning_texts.append(request.messages[-1].text)
-        return PLAN
-
-    agent = Orchestrator(FakePhone(counter_screens(), "s0"), ScriptedModels(Script(fast, planning=planning)),
-                         settings=AgentSettings(), bus=EventBus(), knowledge=SlowKnowledge())
-    await asyncio.wait_for(agent.run("Do the thing"), 20)
-    text = planning_texts[0]
-    screen = text.split("The current screen", 1)[1]
-    assert "Page 0" not in screen and ("Page 2" in screen or "Page 3" in screen), text   # the newest, not the first
-    assert "WHAT THE AGENT HAS DONE SO FAR" in text and 'step 1: tap e2 "Next"' in text
-
-
-async def test_the_initial_plan_never_gets_a_screen_from_before_steps_it_is_told_are_done() -> None:
-    """Readers got "step 1: launch_app … → opened" beside the home screen as "the current screen (after those
-    steps)": the request went out after the agent acted and before it looked again. It now says so."""
-    from relay_desktop.agent.events import EventBus
-    from relay_desktop.agent.orchestrator import Orchestrator
-    from relay_desktop.agent.settings import AgentSettings
-    from tests.agent_fakes import ScriptedModels
-
-    described = asyncio.Event()
-    planning_texts: list[str] = []
-
-    class TappingPhone(FakePhone):
-        async def tap(self, x: int, y: int) -> None:
-            await super().tap(x, y)
-            if sum(c.startswith("tap") for c in self.commands) == 1:
-                described.set()            # the apps are described just after the first tap, before the next look
-
-    class SlowKnowledge:
-        async def notes_for(self, apps: object) -> dict[str, str]:
-            await asyncio.wait_for(described.wait(), 10)
-            return {}
-
-        @staticmethod
-        def text(notes: object, apps: object) -> str:
-            return ""
-
-    def planning(request: LLMRequest) -> object:
-        planning_texts.append(request.messages[-1].text)
-        return PLAN
-
-    phone = TappingPhone(counter_screens(), "s0")
-    phone.dump_delay = 0.3                 # the next look takes a while
-    script = Script(lambda n, request: complete() if n == 4 else tap("e2"), planning=planning)
-    agent = Orchestrator(phone, ScriptedModels(script), settings=AgentSettings(), bus=EventBus(),
+    models = ScriptedModels(Script(fast))
+    agent = Orchestrator(FakePhone(counter_screens(), "s0"), models, settings=AgentSettings(), bus=EventBus(),
                          knowledge=SlowKnowledge())
     await asyncio.wait_for(agent.run("Do the thing"), 20)
-    text = planning_texts[0]
-    done = text.count('tap e2 "Next"')
-    screen = text.split("WHAT THE AGENT HAS DONE SO FAR", 1)[1].split("\n\n", 1)[1]
-    shown = int(screen.split("Page ", 1)[1].split('"', 1)[0])
-    if shown == done:
-        assert screen.startswith("The current screen (after those steps)"), text
-    else:   # the steps it took after this screen are said to be missing from it
-        assert screen.startswith(f"The screen as the agent last saw it, before its last {done - shown} step"), text
+    roles = [role for role, r in models.requests if role != "verifier"]
+    assert roles[0] == "planning", roles            # before the first act request
+    text = models.requests[0][1].messages[-1].text
+    assert text.startswith("TASK: Do the thing")
+    assert "WHAT THE AGENT HAS DONE SO FAR" not in text and "tap e2" not in text
+    screen = text.split("The current screen", 1)[1]
+    assert '"Page 0"' in screen, text               # the first screen, with nothing done before it
+    acts = [r for role, r in models.requests if role == "fast" and r.contract and r.contract.name == "act"]
+    assert "approaches from the planning agent are on their way; begin with what is certain" in \
+        acts[0].messages[-1].text
+    assert "on their way" not in acts[-1].messages[-1].text
+    # The apps' notes still arrive, later, for the fast agent's pinned message.
+    assert "Example: counts pages" in acts[-1].messages[0].text

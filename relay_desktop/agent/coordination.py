@@ -1,7 +1,9 @@
 """When the planning agent is consulted: the spec's five trigger points, and nothing else.
 
-1. Initial planning, launched on iteration 1 without waiting; the fast agent acts on its own until the
-   result arrives, and it is adopted at the top of the first iteration that finds it done.
+1. Initial planning, launched on iteration 1 before anything else — from the task and the first screen, before
+   the apps are described and before the fast agent's first plan — without waiting for its answer; the fast
+   agent begins with what is certain until the result arrives, and it is adopted at the top of the first
+   iteration that finds it done.
 2. Progress stall: after ``progress_every`` stale iterations — steps that reached no screen new to this run —
    the fast model is asked, before the next plan, whether the run is progressing; if not, recovery planning
    is launched. A run that reaches a new screen every step is not checked: supervision is spent where it pays.
@@ -83,13 +85,7 @@ class PlanningCoordinator:
         self._launched_at = 0
         self._adopted_at = -10
         self.facts: Callable[[], str] = lambda: ""     # the fast agent's noted facts, for the planner
-        self.done_so_far: Callable[[], Sequence[str]] = lambda: ()   # the run's steps, labelled
-        self.newest: Observation | None = None        # the screen the fast agent last looked at
-        self._newest_after = 0                         # how many of the run's steps that screen shows done
-
-    def saw(self, observation: Observation) -> None:
-        """The fast agent looked at the screen, after every step done so far."""
-        self.newest, self._newest_after = observation, len(self.done_so_far())
+        self._describing: asyncio.Task[str] | None = None   # the apps' notes being fetched (the app describer)
 
     @property
     def enabled(self) -> bool:
@@ -98,6 +94,12 @@ class PlanningCoordinator:
     @property
     def pending(self) -> bool:
         return self._pending is not None and not self._pending.done()
+
+    @property
+    def initial_pending(self) -> bool:
+        """The first strategy was asked and has not reached the fast agent yet (it may have arrived: it is
+        adopted at the top of the next iteration)."""
+        return self._pending is not None and self._pending_trigger == "initial" and self.current is None
 
     @property
     def failure_context(self) -> list[str]:
@@ -129,15 +131,39 @@ class PlanningCoordinator:
         return [i.text for i in self.issues if not i.resolved and i.guess]
 
     def cancel(self) -> None:
-        if self._pending is not None and not self._pending.done():
-            self._pending.cancel()
+        for task in (self._pending, self._describing):
+            if task is not None and not task.done():
+                task.cancel()
 
     # ------------------------------------------------------------ launching
 
-    def start_initial(self, observation: Observation, iteration: int) -> None:
-        """Trigger 1: iteration 1, in the background — the fast agent does not wait."""
+    async def start_initial(self, observation: Observation, iteration: int) -> None:
+        """Trigger 1: iteration 1, before anything else. The request goes out from the task and this first screen
+        before the fast agent's first plan and before the apps are described (the describer takes many seconds:
+        a request sent after it reached the agent steps late, beside a screen older than the steps it was told
+        of). The fast agent does not wait for the answer; the apps' notes are fetched meanwhile."""
         if self.enabled and self._pending is None and self.current is None:
             self._launch("initial", observation, iteration)
+            await asyncio.sleep(0)      # the planning request goes out now, ahead of the fast agent's
+        self._describe_apps()
+
+    def _describe_apps(self) -> None:
+        if self._describing is None:
+            self._describing = asyncio.get_running_loop().create_task(self._fetch_knowledge(),
+                                                                      name="describe-apps")
+
+    async def _fetch_knowledge(self) -> str:
+        try:
+            self.knowledge_text = await self._knowledge() or self.knowledge_text
+        except LLMError as exc:     # the describer is a help: plans are still asked without its notes
+            self._emit(LogLine(run_id=self.run_id, level="warning", message=f"Describing the apps failed: {exc}"))
+        return self.knowledge_text
+
+    async def _knowledge_now(self) -> str:
+        """The apps' notes, waited for (recovery plans have the time; the first plan does not wait)."""
+        self._describe_apps()
+        assert self._describing is not None
+        return await asyncio.shield(self._describing)
 
     def _launch(self, trigger: str, observation: Observation, iteration: int) -> None:
         assert self.planner is not None
@@ -150,17 +176,13 @@ class PlanningCoordinator:
 
     async def _consult(self, trigger: str, observation: Observation) -> PlanningResult | None:
         assert self.planner is not None
-        apps, knowledge = await asyncio.gather(self._apps(), self._knowledge())
-        self.knowledge_text = knowledge or self.knowledge_text
         try:
             if trigger == "initial":
-                # The fast agent did not wait: by the time the apps are described it may have acted. The plan
-                # starts from the screen as it is now and from what is already done, not from the first look.
-                # The agent may have acted after its last look: the request says which steps that screen shows.
-                done = list(self.done_so_far())
-                shown = self._newest_after if self.newest is not None else len(done)
-                return await self.planner.plan_initial(self.task, self.newest or observation, apps, knowledge,
-                                                       done_so_far=done, shown=shown)
+                # From the task and the first screen, with nothing done yet: the request goes out before the
+                # fast agent acts, so the screen it shows is the phone as it is.
+                return await self.planner.plan_initial(self.task, observation, await self._apps(),
+                                                       self.knowledge_text)
+            apps, knowledge = await asyncio.gather(self._apps(), self._knowledge_now())
             return await self.planner.plan_recovery(self.task, observation, apps, list(self.failure_context),
                                                     self.current, knowledge, trigger=trigger,
                                                     budget=(self._launched_at, self.settings.max_steps),

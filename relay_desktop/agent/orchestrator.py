@@ -48,6 +48,7 @@ from relay_desktop.agent.plan_runner import PlanRunner
 from relay_desktop.agent.planning import PlanningAgent
 from relay_desktop.agent.ports import Models, Phone
 from relay_desktop.agent.prompts import (
+    STRATEGY_ON_ITS_WAY,
     SUPERVISOR_GUESS,
     as_data,
     fast_system_prompt,
@@ -220,7 +221,6 @@ class Orchestrator:
                                                self.conversation, self.emit, self.context.installed_apps,
                                                self._knowledge_text)
         self.coordinator.facts = lambda: as_data(self.memory.text(NOTED_BY_THE_AGENT))
-        self.coordinator.done_so_far = lambda: self.steps.transcript
         self.state = RunState(self.run_id, task, self.settings, self.phone, self.control, self.handlers,
                               self.conversation, self.guards, self.coordinator, self.executor, self.emit,
                               self.capture, self.completion, self.memory, looker=self.looker)
@@ -294,7 +294,6 @@ class Orchestrator:
             if previous is None:
                 await self._settle_before_first_look()
             observation = await self.capture(previous.element_map if previous else None)
-        coordinator.saw(observation)
         diff = diff_maps(previous.element_map, observation.element_map) if previous is not None else None
         acted = [o.step for o in self.steps.outcomes if o.status == "done"]
         still = previous is not None and no_visible_effect(previous, observation, acted)
@@ -322,7 +321,10 @@ class Orchestrator:
             pass      # the routine goes on once a pop-up is closed: no strategy for one tap
         elif not self._strategy_asked:
             self._strategy_asked = True
-            coordinator.start_initial(observation, iteration)
+            await coordinator.start_initial(observation, iteration)
+            if coordinator.initial_pending:
+                # The first steps are the riskiest: the agent knows a strategy is coming and does not guess ahead.
+                observed.append(STRATEGY_ON_ITS_WAY)
         else:
             await coordinator.check_progress(observation, iteration, self.steps.transcript, novel=novel)
             await coordinator.adopt(iteration)       # a recovery plan it called for, before the next plan

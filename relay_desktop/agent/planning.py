@@ -300,30 +300,13 @@ class PlanningAgent:
         return _SYSTEM
 
     async def plan_initial(self, task: str, observation: Observation, apps: Sequence[AppInfo],
-                           knowledge: str = "", done_so_far: Sequence[str] = (),
-                           shown: int | None = None) -> PlanningResult:
-        """``shown``: how many of ``done_so_far`` the screen shows done (the agent may have acted since its last
-        look); None: all of them."""
+                           knowledge: str = "") -> PlanningResult:
+        """Asked before the agent acts (PlanningCoordinator.start_initial): the screen is the phone as it is, with
+        nothing done before it, so no step list can sit beside a screen older than it."""
         parts = _context(task, observation, apps, knowledge, self.secret_names)
-        if done_so_far:
-            # The steps quote screen labels: data, not instructions.
-            parts.append(as_data("WHAT THE AGENT HAS DONE SO FAR (it began while you were being asked; oldest "
-                                 "first):\n" + "\n".join(f"- {line}" for line in done_so_far)))
-            later = len(done_so_far) - (len(done_so_far) if shown is None else shown)
-            if later > 0:
-                # A launched app beside the home screen it was launched from read as a launch that failed.
-                head = (f"The screen as the agent last saw it, before its last {later} step"
-                        f"{'s' if later > 1 else ''} above (their effect is not on it yet; the agent looks again "
-                        "before it goes on):")
-            else:
-                head = "The current screen (after those steps):"
-            parts.append(f"{head}\n" + screen_block(observation))
-            parts.append("Plan how to finish the task from this screen, building on what is already done; do not "
-                         "plan those steps again.")
-        else:
-            parts.append("The current screen:\n" + screen_block(observation))
-            parts.append("Plan how to do the task, starting from this screen. The agent starts on it while you "
-                         "plan, and follows your plan from wherever it has got to.")
+        parts.append("The current screen:\n" + screen_block(observation))
+        parts.append("Plan how to do the task, starting from this screen. The agent starts on it while you plan, "
+                     "and follows your plan from wherever it has got to.")
         return await self._ask("\n\n".join(parts), observation, trigger="initial")
 
     async def plan_recovery(self, task: str, observation: Observation, apps: Sequence[AppInfo],

@@ -17,8 +17,9 @@ from relay_desktop.agent.observation import PRIVATE_APP, PROTECTED, Observation
 from relay_desktop.device.models import AppInfo
 from relay_desktop.perception import current_dialog, focused_field, sign_in_screen, to_prompt_text
 
-__all__ = ["SUPERVISOR_GUESS", "UNTRUSTED_NOTICE", "as_data", "device_block", "device_name", "fast_system_prompt",
-           "fast_user_prompt", "neutralise_delimiters", "pinned_context", "screen_block", "screenshot_line"]
+__all__ = ["STRATEGY_ON_ITS_WAY", "SUPERVISOR_GUESS", "UNTRUSTED_NOTICE", "as_data", "device_block", "device_name",
+           "fast_system_prompt", "fast_user_prompt", "neutralise_delimiters", "pinned_context", "screen_block",
+           "screenshot_line"]
 
 SCREEN_OPEN, SCREEN_CLOSE = "<screen_data>", "</screen_data>"
 # A delimiter as a model may read it: any case, spaces or invisible characters (zero-width, soft hyphen, bidi
@@ -38,6 +39,11 @@ UNTRUSTED_NOTICE = (
 # that took "turn the alarm on to see if the card changes" as an open issue switched the alarm on and left it.
 SUPERVISOR_GUESS = ("A SUPERVISOR'S GUESS (not checked on the phone; weigh it against the screen, and never "
                     "change something the task did not ask for to test it):")
+
+# The first act request: the strategist was asked at the same moment and answers a turn or two later.
+STRATEGY_ON_ITS_WAY = ("NOTE: approaches from the planning agent are on their way; begin with what is certain (open "
+                       "the app the task names, read what it points to) and change nothing yet that the task may "
+                       "not want changed.")
 
 
 def neutralise_delimiters(text: str) -> str:
