@@ -129,6 +129,8 @@ class EventPrinter:
         if isinstance(event, RunFinished):
             mark = _MARKS.get(event.outcome, "·")
             tokens = event.input_tokens + event.output_tokens
-            return (f"{mark} {event.outcome} after {event.steps} steps, {event.elapsed_s:.1f} s, {tokens:,} tokens, "
+            line = (f"{mark} {event.outcome} after {event.steps} steps, {event.elapsed_s:.1f} s, {tokens:,} tokens, "
                     f"${event.cost_usd:.4f}: {event.reason}")
+            # What the user asked for, on a line of its own: the point of a question task.
+            return f"{line}\nAnswer: {event.answer}" if event.answer else line
         return None

@@ -177,8 +177,9 @@ class _Runs:
             await progress.aclose()
             await recorder.aclose()
             self.agent, self.busy = None, False
-        out: dict[str, Any] = {"outcome": result.outcome, "reason": result.reason, "steps": result.steps,
-                               "run_id": result.run_id, "elapsed_s": round(result.elapsed_s, 1), "models": which}
+        out: dict[str, Any] = {"outcome": result.outcome, "reason": result.reason, "answer": result.answer,
+                               "steps": result.steps, "run_id": result.run_id,
+                               "elapsed_s": round(result.elapsed_s, 1), "models": which}
         if recorder.error:
             out["history"] = f"not saved: {recorder.error}"
         routine_report = await around.finish(result.outcome)
@@ -355,7 +356,8 @@ def build_server(args: argparse.Namespace) -> MCPServer[Any]:
         return await _act(phones, runs, ctx, {"action": "launch_app", "app": app})
 
     @server.tool(description="Give the phone agent a whole task (\"Turn on Wi-Fi\") and wait for the outcome: "
-                             "success, failed, stopped, max_steps or error, with the reason, the steps taken, the "
+                             "success, failed, stopped, max_steps or error, with the reason, the answer when the "
+                             "task asks a question (\"How many unread messages?\" → \"3\"), the steps taken, the "
                              "run's id in the history, and when the task matched a saved routine, how its replay went "
                              "(\"routine\"). Progress is reported as it goes; sensitive steps and the agent's "
                              "questions are asked through the client.")

@@ -12,6 +12,7 @@ from relay_desktop.llm.keys import ApiKey
 from relay_desktop.sim.service import VirtualPhoneService
 from tests.conftest import AdbTestServer
 from tests.fake_llm import FakeLLMServer, Reply
+from tests.fake_llm.recorded import RecordedRequest
 from tests.test_agent_e2e import wifi_model
 
 
@@ -129,3 +130,30 @@ async def test_without_a_scrcpy_server_a_phone_is_not_mirrored_and_says_why(
     device = await adb_server.server().device(sim.serial)
     assert await start_mirror(device, said.append) is None
     assert any(line.startswith("No live mirror: could not download the scrcpy server") for line in said), said
+
+
+def question_model(record: RecordedRequest) -> Reply:
+    """A model asked whether Wi-Fi is on: it reads Settings' switch off and answers "no"."""
+    if (record.tool_names() or ["act"])[0] == "act":
+        step = {"action": "complete", "summary": "Wi-Fi shows off in Quick Settings", "answer": "no"}
+        return Reply.tool_call("act", {"thinking": "the switch is off", "steps": [step]})
+    return wifi_model(record)
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_run_prints_the_answer_and_json_has_it_in_the_last_event(
+        as_json: bool, home: Path, capsys: pytest.CaptureFixture[str], fake_llm: FakeLLMServer,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_llm.default = Reply.from_request(question_model)
+    monkeypatch.setattr("relay_desktop.llm.keys.KeyStore.keys",
+                        lambda self, provider: [ApiKey(provider, "sk-test-1234567890", "session")])
+    code = main(["run", "Is Wi-Fi on?", "--sim", "--provider", "openai", "--base-url",
+                 fake_llm.base_url_for("openai"), "--no-split-screen", *(["--json"] if as_json else [])])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    if as_json:
+        events = [json.loads(line) for line in captured.out.splitlines()]
+        finished = [e for e in events if e["event"] == "run_finished"]
+        assert finished == [e for e in events if e["event"] != "run_state"][-1:] and finished[0]["answer"] == "no"
+    else:
+        assert "\nAnswer: no\n" in captured.out, captured.out

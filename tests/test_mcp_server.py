@@ -315,3 +315,19 @@ async def test_type_text_types_a_saved_secret_whose_value_no_reply_holds(
         assert missing.is_error and "no secret called 'no_such' is saved" in text_of(missing)
         neither = await call(session, "type_text", element=field)
         assert neither.is_error and "either text or the name of a saved secret" in text_of(neither)
+
+
+async def test_run_task_returns_the_answer_to_a_question(
+        adb_server: AdbTestServer, fake_llm: FakeLLMServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    def model(record: RecordedRequest) -> Reply:
+        if record.tool_names()[:1] == ["act"]:
+            step = {"action": "complete", "summary": "Wi-Fi shows off", "answer": "no"}
+            return Reply.tool_call("act", {"thinking": "the switch is off", "steps": [step]})
+        return wifi_model(record)
+
+    fake_llm.default = Reply.from_request(model)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-1234567890")
+    async with connect(adb_server, "--provider", "openai", "--base-url", fake_llm.base_url_for("openai")) as session:
+        run = await call(session, "run_task", task="Is Wi-Fi on?", max_steps=5)
+    assert run.structured_content is not None, text_of(run)
+    assert run.structured_content["outcome"] == "success" and run.structured_content["answer"] == "no"
