@@ -444,9 +444,10 @@ async def test_a_phone_that_goes_away_ends_the_run_with_a_plain_reason() -> None
 
 async def test_a_scroll_that_moves_nothing_says_the_end_was_reached_not_try_another_way() -> None:
     def fast(n: int, request: LLMRequest) -> object:
-        return act({"action": "scroll", "direction": "down"}) if n == 1 else complete()
+        return act({"action": "scroll", "direction": "down", "element": "e1"}) if n == 1 else complete()
 
-    run = await run_task(FakePhone(dead_end(), "start"), Script(fast), planning=False)
+    screens = {"inbox": Screen("com.example.app", [Widget("Messages", "list"), Widget("Compose")])}
+    run = await run_task(FakePhone(screens, "inbox"), Script(fast), planning=False)
     second = run.fast_texts()[1]
-    assert "END REACHED: 'scroll down' moved nothing — the list or page is at its end that way" in second, second
+    assert "END REACHED: 'scroll e1 \"Messages\" down' moved nothing — the list is at its end that way" in second
     assert "INEFFECTIVE" not in second

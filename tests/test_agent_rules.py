@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import asyncio
 
+from relay_desktop.agent.events import Verification
 from relay_desktop.agent.planning import PlanningAgent
 from relay_desktop.agent.prompts import fast_system_prompt
 from relay_desktop.llm.types import LLMRequest
 from tests.agent_fakes import ScriptedModels, sequence
 from tests.agent_harness import PLAN, Script, complete, run_task, tap
 from tests.agent_phone import FakePhone, Screen, Widget
+from tests.agent_scripts import act
 from tests.test_agent_planning import APPS, TIMEOUT, observation, plan_data
 
 
@@ -121,3 +123,39 @@ async def test_a_supervisors_diagnosis_reaches_the_acting_agent_as_a_guess_not_a
         if "the repeat option may be behind" in text:
             assert "Diagnosis: the repeat" not in text
             assert "Diagnosis (the planning agent's guess, not checked on the phone): the repeat" in text
+
+
+# ------------------------------------------------------------ a scroll or swipe that moved nothing
+
+
+async def _after_gesture(step: dict[str, object], *widgets: Widget) -> tuple[str, list[Verification]]:
+    screens = {"page": Screen("com.example.app", list(widgets))}
+
+    def fast(n: int, request: LLMRequest) -> object:
+        return act(step) if n == 1 else complete()
+
+    run = await run_task(FakePhone(screens, "page"), Script(fast), planning=False)
+    second = "\n".join(m.text for m in run.fast_requests()[1].messages[1:])
+    return second, [v for v in run.of(Verification) if v.check == "step"]
+
+
+async def test_a_last_scroll_of_a_list_at_its_end_says_so_and_is_no_failure() -> None:
+    second, checks = await _after_gesture({"action": "scroll", "direction": "down", "element": "e2"},
+                                           Widget("Inbox", "text"), Widget("Messages", "list"))
+    assert "END REACHED" in second and "INEFFECTIVE" not in second and "CHECK FAILED" not in second
+    assert [c.ok for c in checks] == [True] and "at its end" in checks[0].reason
+
+
+async def test_a_swipe_on_the_notification_shade_that_did_nothing_is_not_the_end_of_a_list() -> None:
+    second, checks = await _after_gesture({"action": "swipe", "direction": "down", "from_edge": "top"},
+                                           Widget("Inbox", "text"), Widget("Messages", "list"))
+    assert "end of the list" not in second and "END REACHED" not in second
+    assert [c.ok for c in checks] == [False] and "end" not in checks[0].reason
+    assert "from the top edge changed nothing" in checks[0].reason
+
+
+async def test_a_scroll_on_a_page_without_a_list_is_not_the_end_of_a_list() -> None:
+    second, checks = await _after_gesture({"action": "scroll", "direction": "down"},
+                                           Widget("About this phone", "text"), Widget("OK"))
+    assert "end of the list" not in second and "END REACHED" not in second
+    assert [c.ok for c in checks] == [False] and "nothing there scrolls" in checks[0].reason

@@ -69,10 +69,11 @@ class Reviewer:
             run.coordinator.resolve("step", "cycle", "stagnation", "stuck")  # what went wrong before no longer applies
         if run.guards.ineffective() is not None and done:
             last = done[-1]
-            if last.step.action in ("scroll", "swipe") and not last.step.params.get("from_edge"):
-                # Not a failure: the end was reached, which tells the model everything there has been shown.
-                notes.append(f"END REACHED: '{last.described}' moved nothing — the list or page is at its end "
-                             "that way, so all of it has been shown. Do not scroll that way again.")
+            if last.step.action in ("scroll", "swipe") and last.verdict_ok:
+                # Not a failure: a list at its end (verify_step tells it from a gesture on something that does not
+                # scroll), which tells the model everything there has been shown.
+                notes.append(f"END REACHED: '{last.described}' moved nothing — the list is at its end that way, "
+                             "so all of it has been shown. Do not scroll that way again.")
             else:
                 notes.append(f"INEFFECTIVE: '{last.described}' changed nothing — neither the element list nor "
                              "the picture. Do not repeat it. Look at why: the wrong element, covered, disabled, or "

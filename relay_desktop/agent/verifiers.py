@@ -109,9 +109,28 @@ def verify_step(step: Step, before: Observation, after: Observation, package: st
     if changed:
         return Verdict(True, "the screen changed")
     if action in ("scroll", "swipe"):
-        return Verdict(False, f"scrolling {step.params.get('direction')} changed nothing: the end of the list "
-                              "may have been reached")
+        return _gesture_without_effect(step, before)
     return Verdict(False, f"'{step.describe()}' changed nothing on the screen (neither the elements nor the picture)")
+
+
+def _gesture_without_effect(step: Step, before: Observation) -> Verdict:
+    """A scroll or swipe that moved nothing. Only in a scrollable container does that mean the end was reached,
+    which is news, not a failure (a last "is this the end?" scroll); a pull at a screen edge (the notification
+    shade) or a swipe on a page that does not scroll did nothing, and is not told as the end of a list."""
+    direction = step.params.get("direction")
+    edge = step.params.get("from_edge")
+    if edge:
+        return Verdict(False, f"the swipe {direction} from the {edge} edge changed nothing (nothing opened or "
+                              "moved)")
+    element = before.element_map.get(step.element) if step.element else None
+    point = element.bounds.center if element is not None else before.element_map.screen.center
+    in_list = any(("scrollable" in e.states or e.role == "scroll") and e.bounds.contains_point(*point)
+                  for e in before.element_map.elements)
+    if in_list:
+        return Verdict(True, f"nothing moved: the list is at its end scrolling {direction}, so all of it that way has "
+                             "been shown")
+    return Verdict(False, f"the {step.action} {direction} changed nothing: nothing there scrolls (it is not a "
+                          "list), so there is nothing more to reveal that way")
 
 
 _PROGRESS = OutputContract("progress", "Whether the agent is making meaningful progress.", {
