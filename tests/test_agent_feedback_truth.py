@@ -216,6 +216,26 @@ async def test_set_value_moves_a_slider_to_the_value(adb_server: AdbTestServer, 
     assert abs(brightness - 0.25 * 255) <= 8, brightness
 
 
+
+async def test_set_value_to_an_end_of_a_slider_with_an_unknown_range_reaches_that_end(
+        adb_server: AdbTestServer, sim: VirtualPhoneService) -> None:
+    """Issue 25: 'set_value 0' on a slider whose range the dump does not give stopped at 5, not the minimum."""
+    device = await adb_server.server().device(sim.serial)
+    for value, expected in ((0, 1), (100, 255)):        # Android's brightness setting runs from 1 to 255
+        sim.phone.settings["system"]["screen_brightness"] = "128"
+        sim.phone.launch("com.android.settings", ".DisplaySettingsActivity")
+
+        def fast(n: int, request: LLMRequest, value: int = value) -> object:
+            if n == 1:
+                slider = element_id(request, "Brightness", "slider")
+                assert slider, request.messages[-1].text
+                return act({"action": "set_value", "element": slider, "value": value})
+            return complete()
+
+        await run_task(device, Script(fast), planning=False, timeout=30)
+        assert int(sim.phone.setting("system", "screen_brightness")) == expected, value
+
+
 # ---------------------------------------------------------------- the agent package
 
 

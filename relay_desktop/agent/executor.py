@@ -194,6 +194,12 @@ class Executor:
         # The thumb's travel stops short of the ends by about its radius (half the bar's height).
         inset = min(track.height // 2, track.width // 10)
         x = track.left + inset + round((value - low) / (high - low) * max(1, track.width - 2 * inset))
+        # The inset is a guess; a tap outside the thumb's travel clamps to its end (SeekBar), so the range's ends
+        # are tapped at the track's own ends: a minimum that came out as 5 is not the minimum.
+        if value == low:
+            x = track.left + 1
+        elif value == high:
+            x = track.right - 2
         y = track.center[1]
         await self._send(lambda: self.phone.tap(x, y))
         return f"set to {value:g} (tapped the track at ({x},{y}))"
