@@ -99,12 +99,13 @@ class PaneEvents(QObject):
         pane.mirror_view.hide_overlays()
         pane.mirror_view.cursor.hide()
         pane.panel.set_state("finished")
+        pane.panel.show_answer(event.answer)
         pane.run_state = "finished"
         self.run_started = None
         pane.panel.set_stat("elapsed", f"{event.elapsed_s:.1f} s")
         pane.panel.set_stat("tokens", f"{event.input_tokens + event.output_tokens:,}")
         pane.panel.set_stat("cost", f"${event.cost_usd:.4f}")
-        pane.say(f"Run {event.outcome}: {event.reason}")
+        pane.say(f"Run {event.outcome}: {event.reason}" + (f" — Answer: {event.answer}" if event.answer else ""))
         if pane.recorder.error:
             pane.say(f"History not saved: {pane.recorder.error}")
         if event.outcome == "error" and "disconnected" in event.reason:

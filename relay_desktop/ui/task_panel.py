@@ -1,9 +1,10 @@
-"""Task input, the run buttons with their enabled states, a line to steer the agent, and run stats."""
+"""Task input, the run buttons with their enabled states, a line to steer the agent, run stats, and the answer to a
+question task once its run ends."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QGridLayout,
     QHBoxLayout,
@@ -49,6 +50,7 @@ class TaskPanel(QWidget):
         self.message.setPlaceholderText("Tell the running agent something…")
         self.message.setAccessibleName("Message to the agent")
         self.stats = {name: QLabel("–", self) for name in ("step", "elapsed", "tokens", "cost", "approach")}
+        self.answer_box = self._answer_row()
         buttons = QHBoxLayout()
         for button in (self.start, self.pause, self.resume, self.stop, self.all_phones):
             buttons.addWidget(button)
@@ -61,6 +63,7 @@ class TaskPanel(QWidget):
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout = QVBoxLayout(self)
         layout.addWidget(self.task)
+        layout.addWidget(self.answer_box)
         layout.addLayout(buttons)
         layout.addWidget(self.message)
         layout.addLayout(grid)
@@ -76,6 +79,39 @@ class TaskPanel(QWidget):
         start.setContext(Qt.ShortcutContext.WidgetShortcut)
         self.set_state("idle")
 
+    def _answer_row(self) -> QWidget:
+        """What a question task asked for, big and selectable under the task it answers, with a copy button;
+        hidden until a run ends with an answer."""
+        box = QWidget(self)
+        title = QLabel("Answer:", box)
+        self.answer = QLabel("", box)
+        self.answer.setAccessibleName("Answer")
+        self.answer.setWordWrap(True)
+        self.answer.setTextFormat(Qt.TextFormat.PlainText)     # the model's words, never markup
+        self.answer.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse
+                                            | Qt.TextInteractionFlag.TextSelectableByKeyboard)
+        font = self.answer.font()
+        font.setPointSizeF(font.pointSizeF() * 1.6)
+        font.setBold(True)
+        self.answer.setFont(font)
+        title.setFont(font)
+        title.setBuddy(self.answer)
+        self.copy_answer = QPushButton("Cop&y", box)
+        self.copy_answer.setAccessibleName("Copy the answer")
+        self.copy_answer.clicked.connect(lambda: QGuiApplication.clipboard().setText(self.answer.text()))
+        row = QHBoxLayout(box)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(title)
+        row.addWidget(self.answer, 1)
+        row.addWidget(self.copy_answer)
+        box.hide()
+        return box
+
+    def show_answer(self, answer: str) -> None:
+        """The run's answer ("" hides the row: the task asked no question)."""
+        self.answer.setText(answer)
+        self.answer_box.setVisible(bool(answer))
+
     def _start(self) -> None:
         # Even an empty task is passed on: the window says why it cannot start, rather than nothing happening.
         if self.start.isEnabled():
@@ -90,6 +126,8 @@ class TaskPanel(QWidget):
     def set_state(self, state: str) -> None:
         """idle, running, paused, stopping, finished: which buttons make sense now."""
         running = state in ("running", "paused", "stopping")
+        if running:
+            self.show_answer("")          # the last run's answer is not this one's
         self.start.setEnabled(not running)
         self.all_phones.setEnabled(not running)
         self.task.setReadOnly(running)
