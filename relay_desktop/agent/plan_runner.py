@@ -24,7 +24,13 @@ from relay_desktop.agent.memory import NOTED_BY_THE_AGENT
 from relay_desktop.agent.observation import Observation
 from relay_desktop.agent.ports import screenshot_at
 from relay_desktop.agent.run_state import RunState
-from relay_desktop.agent.safety import sensitive_reason, typing_secret
+from relay_desktop.agent.safety import (
+    AllowedDeletion,
+    allowed_deletion,
+    confirms_allowed_deletion,
+    sensitive_reason,
+    typing_secret,
+)
 from relay_desktop.agent.step_effects import record_effect
 from relay_desktop.agent.step_results import StepOutcome, describe_target, step_with_target
 from relay_desktop.agent.verifiers import wrong_task
@@ -119,6 +125,7 @@ class PlanRunner:
         self.answers: list[str] = []              # what the user told the agent in this run
         self.transcript: list[str] = []           # every step of the run, labelled, for the supervisors
         self.terminal: str | None = None          # "complete", "fail" or "ask_user" when the plan ended so
+        self.allowed_deletion: AllowedDeletion | None = None   # the user allowed it: the app's dialog follows
 
     # ------------------------------------------------------------ running a plan
 
@@ -203,8 +210,13 @@ class PlanRunner:
                 raise Refused("that is a password field and the user has not given this password in this run; "
                               "use ask_user")
             reason = sensitive_reason(resolved, observation)
+            if reason is not None and confirms_allowed_deletion(self.allowed_deletion, resolved, observation,
+                                                                run.iteration):
+                reason, self.allowed_deletion = None, None   # the app's own dialog for it: one confirmation
             if reason is not None and not await self._confirmed(reason):
                 raise Refused(f"the user did not confirm: {reason}")
+            if reason is not None:
+                self.allowed_deletion = allowed_deletion(resolved, observation, run.iteration)
             await self._act(resolved, observation, index)
             if reason is not None:   # said on the step's own result line, where the model looks for it
                 self.outcomes[-1].confirmed = True

@@ -18,10 +18,11 @@ from dataclasses import dataclass
 
 from relay_desktop.agent.actions import ResolvedStep
 from relay_desktop.agent.observation import Observation
-from relay_desktop.perception import Element, focused_field
+from relay_desktop.perception import Element, current_dialog, focused_field
 from relay_desktop.perception.labels import own_words
 
-__all__ = ["Handlers", "control_words", "sensitive_reason", "typing_secret"]
+__all__ = ["AllowedDeletion", "Handlers", "allowed_deletion", "confirms_allowed_deletion", "control_words",
+           "sensitive_reason", "typing_secret"]
 
 AskUser = Callable[[str], Awaitable[str | None]]        # question → answer (None: no answer)
 Confirm = Callable[[str], Awaitable[bool]]              # description → allowed?
@@ -33,6 +34,7 @@ _MESSAGE_FIELD = re.compile(r"\b(message|text message|reply|chat|comment|post|tw
 # "Review transfer", "Preview post": opens the screen where the real button is (which is confirmed in turn).
 _LEADS_TO_REVIEW = re.compile(r"\s*(review|preview)\b", re.I)
 CONTENT_WORDS = 5   # a longer text inside a control is content it shows (a message preview), not what it does
+_DELETES = ("delete", "remove", "erase")
 
 
 @dataclass
@@ -69,6 +71,38 @@ def sensitive_reason(resolved: ResolvedStep, observation: Observation) -> str | 
     if step.action == "launch_app" and re.search(r"\b(install|uninstall)\b", str(step.params.get("app", "")), re.I):
         return f"open {step.params['app']}"
     return None
+
+
+@dataclass(frozen=True)
+class AllowedDeletion:
+    """A deletion the user allowed: the app's own "Delete this note?" dialog that follows carries it out."""
+
+    app: str
+    iteration: int
+
+
+def _deletion_app(resolved: ResolvedStep, observation: Observation) -> str | None:
+    target = resolved.target
+    if resolved.step.action != "tap" or target is None:
+        return None
+    match = _SENSITIVE.search(control_words(target))
+    return (target.node.package or observation.app) if match and match.group(1).lower() in _DELETES else None
+
+
+def allowed_deletion(resolved: ResolvedStep, observation: Observation, iteration: int) -> AllowedDeletion | None:
+    """What a step the user just allowed covers: a tap that deletes, in its app, for the next step or two."""
+    app = _deletion_app(resolved, observation)
+    return AllowedDeletion(app, iteration) if app is not None else None
+
+
+def confirms_allowed_deletion(allowed: AllowedDeletion | None, resolved: ResolvedStep, observation: Observation,
+                              iteration: int) -> bool:
+    """The step is the Delete button of a dialog the app opened right after a deletion the user allowed in that
+    app: one confirmation per deletion (asking again would ask the same question twice)."""
+    if allowed is None or iteration - allowed.iteration > 1 or _deletion_app(resolved, observation) != allowed.app:
+        return False
+    dialog = current_dialog(observation.element_map)
+    return dialog is not None and resolved.target in dialog.buttons
 
 
 def control_words(element: Element) -> str:
