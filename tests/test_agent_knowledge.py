@@ -240,3 +240,22 @@ def test_text_lines_follow_the_apps_order() -> None:
     assert text == ("Keep Notes (com.google.android.keep): notes\n"
                     "Clock (com.android.deskclock): alarms")
     assert AppKnowledgeCache.text({}, apps) == ""
+
+
+async def test_no_guess_marker_is_carried_into_later_prompts(tmp_path: Path) -> None:
+    """Issue 25: the describer's '(guess)' was repeated in every later prompt, as if the agent should doubt it."""
+    def guessing(role: Role, request: LLMRequest) -> dict[str, Any]:
+        return {"notes": [{"package": MAPS.package, "note": "maps, directions (guess)"},
+                          {"package": KEEP.package, "note": "Guess: notes, checklists [guessed]"}]}
+
+    cache = AppKnowledgeCache(tmp_path / "k.json", ScriptedModels(guessing))
+    text = AppKnowledgeCache.text(await notes(cache, [MAPS, KEEP]), [MAPS, KEEP])
+    assert "guess" not in text.lower(), text
+    assert "Maps (com.google.android.apps.maps): maps, directions" in text
+    assert "Keep Notes (com.google.android.keep): notes, checklists" in text
+    # A note already saved with the marker loses it too.
+    saved = load(tmp_path / "k.json")
+    saved["apps"][MAPS.package]["note"] = "maps, directions (guess)"
+    (tmp_path / "k.json").write_text(json.dumps(saved))
+    again = AppKnowledgeCache(tmp_path / "k.json", ScriptedModels(guessing))
+    assert "guess" not in AppKnowledgeCache.text(await notes(again, [MAPS]), [MAPS]).lower()
