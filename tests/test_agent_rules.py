@@ -159,3 +159,25 @@ async def test_a_scroll_on_a_page_without_a_list_is_not_the_end_of_a_list() -> N
                                            Widget("About this phone", "text"), Widget("OK"))
     assert "end of the list" not in second and "END REACHED" not in second
     assert [c.ok for c in checks] == [False] and "nothing there scrolls" in checks[0].reason
+
+
+async def test_the_supervisors_read_the_agents_facts_without_stray_delimiter_markers() -> None:
+    """Issue 25: stray '[screen_data]' lines in the supervisor's prompt — the facts came wrapped as data and were
+    wrapped again, so the inner delimiters were neutralised into markers."""
+    def planning(request: LLMRequest) -> object:
+        return PLAN
+
+    def fast(n: int, request: LLMRequest) -> object:
+        if n == 1:
+            return {**tap("e1"), "remember": ["The flat is 5A"]}
+        return tap("e2") if n < 9 else complete()
+
+    script = Script(fast, planning=planning, progress=lambda r: {"progressing": False, "reason": "circles"})
+    run = await run_task(FakePhone(_dead_end(), "start"), script, consecutive_error_limit=20)
+    assert run.models is not None
+    supervised = [r.messages[-1].text for role, r in run.models.requests
+                  if (r.contract and r.contract.name == "progress") or role == "planning"]
+    assert any("The flat is 5A" in t for t in supervised)
+    for text in supervised:
+        assert "[screen_data]" not in text, text
+        assert text.count("<screen_data>") == text.count("</screen_data>")

@@ -220,7 +220,9 @@ class Orchestrator:
         self.coordinator = PlanningCoordinator(task, self.run_id, planner, checker, self.settings,
                                                self.conversation, self.emit, self.context.installed_apps,
                                                self._knowledge_text)
-        self.coordinator.facts = lambda: as_data(self.memory.text(NOTED_BY_THE_AGENT))
+        # Plain text: each supervisor puts it in its own data section (wrapped twice, the inner delimiters would
+        # turn into stray "[screen_data]" markers).
+        self.coordinator.facts = lambda: self.memory.text(NOTED_BY_THE_AGENT)
         self.state = RunState(self.run_id, task, self.settings, self.phone, self.control, self.handlers,
                               self.conversation, self.guards, self.coordinator, self.executor, self.emit,
                               self.capture, self.completion, self.memory, looker=self.looker)

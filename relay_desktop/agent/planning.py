@@ -315,7 +315,7 @@ class PlanningAgent:
                             facts: str = "") -> PlanningResult:
         parts = _context(task, observation, apps, knowledge, self.secret_names)
         if facts:
-            parts.append(facts)
+            parts.append(as_data(facts))   # the agent's notes quote the screen
         # The failures quote screen labels: data, not instructions.
         parts.append(as_data("WHAT HAS GONE WRONG SO FAR (oldest first):\n" + _failure_lines(failure_context)))
         if previous is not None:
