@@ -110,13 +110,20 @@ class ScriptedUser(Handlers):
 
 
 def judge(task: Any, outcome: str, check_ok: bool, check_detail: str, questions: int,
-          agent_reason: str) -> tuple[bool, str]:
+          agent_reason: str, answer: str = "") -> tuple[bool, str]:
     """(solved, why): the task's checker decides, and an infeasible task must end "failed", an ambiguous one
-    (``must_ask``) only counts when the agent asked."""
+    (``must_ask``) only counts when the agent asked, a question (``expected_answer``) only with the right answer
+    (the given and the expected one are in the detail either way)."""
     problems = []
     expected = getattr(task, "expected_outcome", "success")
     if expected == "failed" and outcome != "failed":
         problems.append(f"expected the agent to fail (infeasible) but it ended with {outcome}")
+    if getattr(task, "expected_answer", None) is not None:
+        answered = task.check_answer(answer)
+        if not answered.ok:
+            problems.append(answered.detail)
+        elif check_ok:
+            check_detail = f"{answered.detail}; {check_detail}"
     if not check_ok:
         problems.append(check_detail)
     if getattr(task, "must_ask", False) and questions == 0:
@@ -150,16 +157,21 @@ class BenchRow:
     # with --perturb also on a changed phone, with the repaired routine run once more.
     replay: dict[str, Any] | None = None
     perturbed: dict[str, Any] | None = None
+    answer: str = ""                     # complete's answer ("" when the agent gave none)
+    expected_answer: str | None = None   # a question task's expected answer; None when the task asks none
 
     @classmethod
     def of(cls, task: Any, result: Any, tally: TaskTally, *, seconds: float, check_ok: bool, check_detail: str,
            mirrored: bool) -> BenchRow:
-        solved, detail = judge(task, result.outcome, check_ok, check_detail, tally.questions, result.reason)
+        answer = getattr(result, "answer", "")
+        solved, detail = judge(task, result.outcome, check_ok, check_detail, tally.questions, result.reason,
+                               answer)
         per_step = tally.act_input_tokens
         return cls(task.id, ",".join(task.tags), solved, result.outcome, result.steps, round(seconds, 3),
                    tally.total_requests, {kind: tally.requests[kind] for kind in REQUEST_KINDS}, tally.actions,
                    tally.no_effect_steps, round(statistics.median(per_step)) if per_step else None,
-                   tally.questions, tally.tokens, round(tally.meter.cost_usd, 6), mirrored, result.run_id, detail)
+                   tally.questions, tally.tokens, round(tally.meter.cost_usd, 6), mirrored, result.run_id, detail,
+                   answer=answer, expected_answer=getattr(task, "expected_answer", None))
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)        # "replay" and "perturbed" are null without --replay / --perturb

@@ -226,10 +226,12 @@ async def _demo(service: VirtualPhoneService, adb: AdbServer) -> bool:
         driver = ClearingDriver(device) if chaos is not None else device
         started = time.monotonic()
         try:
-            await task.oracle(driver)
+            answer = await task.oracle(driver)
             if isinstance(driver, ClearingDriver):
                 await driver.settle()      # what the last step brought (a hang on the final Save)
             result = task.check(service.phone)
+            if result.ok and task.expected_answer is not None:    # a question: the phone unchanged and the answer
+                result = task.check_answer(answer or "")
         except Exception as exc:  # the demo reports every failure and goes on
             print(f"  ✗ {task.goal}: {exc}", flush=True)
             continue

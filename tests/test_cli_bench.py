@@ -338,3 +338,22 @@ def test_a_task_s_secrets_are_given_as_the_environment_would_beside_the_user_s(
     assert secrets.get("bank_pin").reveal() == "4071" and secrets.get("wifi_guest").reveal() == "sunflower42"
     assert "4071" not in TASKS_BY_ID["bank_pay_dana"].goal
     assert _task_secrets(WIFI_ON).get("bank_pin") is None
+
+
+async def test_a_question_is_solved_only_by_the_right_answer_and_rows_carry_both(home: Path) -> None:
+    asked = TASKS_BY_ID["question_bluetooth_on"]                        # "Is Bluetooth on?" — it is off
+    again = replace(asked, id="question_bluetooth_again", goal="Is Bluetooth on right now?")
+    silent = replace(asked, id="question_bluetooth_silent", goal="Tell me: is Bluetooth on?")
+
+    def fast(n: int, request: LLMRequest) -> Any:
+        text = request.messages[0].text
+        answer = "yes" if "right now" in text else "" if "Tell me" in text else "No, it's off"
+        return act({"action": "complete", "summary": "Read the Bluetooth switch", "answer": answer})
+
+    rows = await run_bench([asked, again, silent], ScriptedModels(Script(fast)), history=False,
+                           say=lambda line: None)
+    assert [(r.task, r.solved) for r in rows] == [(asked.id, True), (again.id, False), (silent.id, False)]
+    assert [(r.answer, r.expected_answer) for r in rows] == [("No, it's off", "no"), ("yes", "no"), ("", "no")]
+    assert rows[1].detail.startswith("answered 'yes', expected 'no'")
+    assert rows[2].detail.startswith("no answer given; expected 'no'")
+    assert rows[0].to_json()["answer"] == "No, it's off" and rows[0].to_json()["expected_answer"] == "no"

@@ -85,17 +85,21 @@ def test_every_infeasible_task_has_a_near_miss() -> None:
 async def test_oracle_solves_the_task_through_adb(task: Task, adb_server: AdbTestServer,
                                                   sim: VirtualPhoneService, tmp_path: Path) -> None:
     infeasible = task.expected_outcome == "failed"
+    question = task.expected_answer is not None
     task.setup(sim.phone)
     before = task.check(sim.phone)
-    if infeasible:
-        assert before.ok, f"{task.id} is infeasible, so its untouched initial state must pass: {before.detail}"
+    if infeasible or question:
+        # An infeasible task and a question both leave the phone as it was: the untouched state passes.
+        assert before.ok, f"{task.id} must leave the phone unchanged, so its initial state must pass: {before.detail}"
     else:
         assert not before.ok, f"{task.id} is already solved in its initial state: {before.detail}"
     device = await adb_server.server().device(sim.serial)
     async with _driver_for(task, device, tmp_path) as driver:
-        await task.oracle(driver)
+        answer = await task.oracle(driver)
         after = task.check(sim.phone)
         assert after.ok, f"{task.id}: {after.detail}"
+        if question:
+            assert task.check_answer(answer or "").ok, f"{task.id}: the oracle answered {answer!r}"
         if infeasible:
             await DOING_IT_ANYWAY[task.id](driver)  # type: ignore[operator]
             anyway = task.check(sim.phone)

@@ -11,6 +11,7 @@ from relay_desktop.sim.tasks.hard_device_tasks import TASKS as _HARD_DEVICE
 from relay_desktop.sim.tasks.more_recovery_tasks import TASKS as _MORE_RECOVERY
 from relay_desktop.sim.tasks.more_tasks import TASKS as _MORE
 from relay_desktop.sim.tasks.notes_tasks import TASKS as _NOTES
+from relay_desktop.sim.tasks.question_tasks import TASKS as _QUESTIONS
 from relay_desktop.sim.tasks.recovery_tasks import TASKS as _RECOVERY
 from relay_desktop.sim.tasks.settings_tasks import TASKS as _SETTINGS
 from relay_desktop.sim.tasks.shop_tasks import TASKS as _SHOP
@@ -21,7 +22,7 @@ from relay_desktop.sim.tasks.untidy_pixels_tasks import TASKS as _UNTIDY_PIXELS
 
 ALL_TASKS: list[Task] = [*_SETTINGS, *_COMMS, *_NOTES, *_CLOCK, *_SHOP, *_MORE, *_RECOVERY, *_COVERAGE,
                          *_MORE_RECOVERY, *_HARD_COMMS, *_HARD_DEVICE, *_SPLIT_SCREEN,
-                         *_UNTIDY_BANK, *_UNTIDY_PIXELS, *_UNTIDY_CHAOS]
+                         *_UNTIDY_BANK, *_UNTIDY_PIXELS, *_UNTIDY_CHAOS, *_QUESTIONS]
 TASKS_BY_ID: dict[str, Task] = {task.id: task for task in ALL_TASKS}
 
 __all__ = ["ALL_TASKS", "TASKS_BY_ID", "CheckResult", "Driver", "OracleError", "PhoneDriver", "Task"]

@@ -1,6 +1,7 @@
 """Task suite plumbing: a task is a goal, an initial state, a success checker and an oracle.
 
-The checker reads the phone's *state* (not its screen), so it cannot be fooled by what an agent sees.
+The checker reads the phone's *state* (not its screen), so it cannot be fooled by what an agent sees. A task
+that asks a question (``expected_answer``) is solved by the right answer with the phone left as it was.
 The oracle is a scripted solution that uses only what any agent has — the hierarchy dump and input
 events — through a :class:`Driver`, so it runs unchanged in-process or through adb and proves the task
 is solvable by the same means.
@@ -13,6 +14,8 @@ import xml.etree.ElementTree as ET
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
+
+from relay_desktop.sim.tasks.answer_match import answers_match
 
 if TYPE_CHECKING:
     from relay_desktop.sim.phone import VirtualPhone
@@ -44,7 +47,8 @@ class Task:
     goal: str                                        # what a user would type
     setup: Callable[[VirtualPhone], None]            # puts the phone in the task's initial state
     check: Callable[[VirtualPhone], CheckResult]     # reads the phone's state
-    oracle: Callable[[Driver], Awaitable[None]]      # a scripted solution
+    # A scripted solution; a question task's oracle returns the answer it read off the screen.
+    oracle: Callable[[Driver], Awaitable[str | None]]
     apps: tuple[str, ...] = ()
     tags: tuple[str, ...] = field(default_factory=tuple)
     max_steps: int = 20
@@ -57,6 +61,19 @@ class Task:
     # Secrets the task's user has saved (name → value), as `relay-desktop secrets set` would: the bench gives
     # them to the agent as RELAY_SECRET_<NAME>; the goal names them, never their values.
     secrets: tuple[tuple[str, str], ...] = ()
+    # A question ("How many unread texts do I have?"): the value the agent must give as complete's answer,
+    # compared by meaning (answer_match: "7:30" is "07:30", "3" is "three", "$12.00" is "12"); None: no question.
+    expected_answer: str | None = None
+
+    def check_answer(self, given: str) -> CheckResult:
+        """Whether ``given`` answers this task's question (every answer does when it asks none)."""
+        if self.expected_answer is None:
+            return CheckResult(True, "no question asked")
+        if not given.strip():
+            return CheckResult(False, f"no answer given; expected {self.expected_answer!r}")
+        if answers_match(self.expected_answer, given):
+            return CheckResult(True, f"answered {given!r} (expected {self.expected_answer!r})")
+        return CheckResult(False, f"answered {given!r}, expected {self.expected_answer!r}")
 
 
 class OracleError(AssertionError):
