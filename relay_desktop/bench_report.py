@@ -10,7 +10,9 @@ deletes on purpose).
 
 from __future__ import annotations
 
+import re
 import statistics
+import textwrap
 import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field
@@ -300,5 +302,32 @@ def format_row(row: BenchRow, phones: bool = False, replay: bool = False) -> str
                  f"{p['agent_steps']} agent steps{again}")
     if row.solved:
         return line
-    why = f"  ↳ {row.detail}"
-    return f"{line}\n{why if len(why) <= WIDTH else why[:WIDTH - 1] + '…'}"
+    return line + "\n" + "\n".join(why_lines(row.detail))
+
+
+WHY_LINES = 3     # a failed task's reason takes at most this many lines under its row
+
+
+def why_lines(detail: str, width: int = WIDTH, most: int = WHY_LINES) -> list[str]:
+    """A failed task's reason under its row: wrapped whole when it fits in ``most`` lines, else ended at the last
+    sentence or clause end that does (or between words) with "…" — never cut mid-word or mid-sentence."""
+    wrap = textwrap.TextWrapper(width=width, initial_indent="  ↳ ", subsequent_indent="    ",
+                                break_long_words=False, break_on_hyphens=False)
+    lines = wrap.wrap(" ".join(detail.split()))
+    if len(lines) <= most:
+        return lines
+    room = width * most - 4 * most - 2                 # what the first lines hold, less the indents and " …"
+    text = " ".join(detail.split())[:room]
+    ends = [m.end() for m in re.finditer(r"[.;:!?](?=\s)|,(?=\s)", text)]
+    cut = ends[-1] if ends and ends[-1] > room // 2 else text.rfind(" ")
+    return _fit(wrap, text[:cut].rstrip(" ,;:") + " …", most)
+
+
+def _fit(wrap: textwrap.TextWrapper, text: str, most: int) -> list[str]:
+    """Wrapping can take a line more than the characters suggest: drop words until ``most`` lines hold it."""
+    lines = wrap.wrap(text)
+    while len(lines) > most:
+        text = text[:-2].rstrip()
+        text = text[:text.rfind(" ")].rstrip(" ,;:") + " …"
+        lines = wrap.wrap(text)
+    return lines
