@@ -301,7 +301,10 @@ class BenchRun:
         from relay_desktop.mirror.mirrored_phone import MirroredPhone
         from relay_desktop.runs import RunRecorder
         from relay_desktop.sim.chaos import begin_task
+        from relay_desktop.sim.tasks.base import factory_reset
         service, device, mirror, counting, knowledge = on.service, on.device, on.mirror, on.counting, on.knowledge
+        # Every task starts from the same factory state: the last task's airplane mode or dark theme is not its.
+        factory_reset(service.phone)
         task.setup(service.phone)
         if prepare is not None:
             await prepare(service.phone)

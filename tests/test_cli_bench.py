@@ -357,3 +357,32 @@ async def test_a_question_is_solved_only_by_the_right_answer_and_rows_carry_both
     assert rows[1].detail.startswith("answered 'yes', expected 'no'")
     assert rows[2].detail.startswith("no answer given; expected 'no'")
     assert rows[0].to_json()["answer"] == "No, it's off" and rows[0].to_json()["expected_answer"] == "no"
+
+
+async def test_each_task_starts_from_the_factory_state_whatever_the_last_one_left(home: Path) -> None:
+    def untidy(phone: VirtualPhone) -> None:
+        WIFI_ON.setup(phone)
+        phone.settings["global"]["airplane_mode_on"] = "1"
+        phone.settings["secure"]["ui_night_mode"] = "2"                 # dark theme
+        phone.settings["global"]["zen_mode"] = "1"                      # Do Not Disturb
+        phone.settings["system"]["screen_brightness"] = "12"
+        phone.clipboard = "left over"
+        phone.rotate(1)
+        phone.notifications.post("com.google.android.apps.messaging", "Bob", "hi")
+
+    seen: dict[str, Any] = {}
+
+    def look(phone: VirtualPhone) -> CheckResult:
+        seen.update(airplane=phone.setting("global", "airplane_mode_on"), dark=phone.dark_theme,
+                    dnd=phone.setting("global", "zen_mode", "0"), brightness=phone.setting("system",
+                                                                                       "screen_brightness"),
+                    clipboard=phone.clipboard, rotation=phone.rotation, wifi=phone.setting("global", "wifi_on"),
+                    notifications=len(phone.notifications.active))
+        return passed("looked")
+
+    first = replace(WIFI_ON, id="untidy", setup=untidy, check=lambda phone: passed("untidy"))
+    second = replace(WIFI_ON, id="tidy", check=look)
+    await run_bench([first, second], ScriptedModels(Script(lambda n, r: act({"action": "complete", "summary": "ok"}))),
+                    history=False, say=lambda line: None)
+    assert seen == {"airplane": "0", "dark": False, "dnd": "0", "brightness": "128", "clipboard": "",
+                    "rotation": 0, "wifi": "0", "notifications": 0}     # Wi-Fi off: the task's own setup still ran

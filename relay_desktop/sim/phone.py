@@ -50,14 +50,7 @@ class VirtualPhone:
         self.faults = faults or Faults()
         self.tz = ZoneInfo(self.config.timezone)
         self.props = self.config.props()
-        self.settings: dict[str, dict[str, str]] = {
-            "global": {"wifi_on": "1", "bluetooth_on": "0", "airplane_mode_on": "0", "adb_enabled": "1",
-                       "auto_time": "1", "device_name": self.config.model},
-            "system": {"screen_brightness": "128", "screen_brightness_mode": "0", "time_12_24": "24",
-                       "screen_off_timeout": "60000", "font_scale": "1.0"},
-            "secure": {"ui_night_mode": "1", "android_id": "5ee1a7ed0c0ffee1",
-                       "default_input_method": f"{IME_PACKAGE}/com.android.inputmethod.latin.LatinIME"},
-        }
+        self.settings = self.factory_settings()
         self.fs = MemoryFS.android_default()
         self.sockets = SocketRegistry()
         self.shell = Shell(self)
@@ -105,6 +98,17 @@ class VirtualPhone:
         self.go_home()
 
     # ------------------------------------------------------------ identity and state
+
+    def factory_settings(self) -> dict[str, dict[str, str]]:
+        """The settings as the phone leaves the factory (what ``settings put`` and the Settings app change)."""
+        return {
+            "global": {"wifi_on": "1", "bluetooth_on": "0", "airplane_mode_on": "0", "adb_enabled": "1",
+                       "auto_time": "1", "device_name": self.config.model},
+            "system": {"screen_brightness": "128", "screen_brightness_mode": "0", "time_12_24": "24",
+                       "screen_off_timeout": "60000", "font_scale": "1.0"},
+            "secure": {"ui_night_mode": "1", "android_id": "5ee1a7ed0c0ffee1",
+                       "default_input_method": f"{IME_PACKAGE}/com.android.inputmethod.latin.LatinIME"},
+        }
 
     @property
     def banner_props(self) -> dict[str, str]:

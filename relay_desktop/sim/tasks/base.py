@@ -90,6 +90,31 @@ def fresh_start(phone: VirtualPhone, *packages: str) -> None:
     phone.go_home()
 
 
+def factory_reset(phone: VirtualPhone) -> None:
+    """The whole phone as it left the factory: every setting (airplane mode, theme, Wi-Fi, brightness, timeouts,
+    Do Not Disturb…), every app's data, the clipboard, rotation, display overrides, notifications, split screen.
+    A task's setup then changes what it needs; what one task left behind never reaches the next (bench)."""
+    for namespace, values in phone.factory_settings().items():
+        current = phone.settings.setdefault(namespace, {})     # in place: the shell and apps hold these dicts
+        current.clear()
+        current.update(values)
+    for namespace in set(phone.settings) - set(phone.factory_settings()):
+        phone.settings[namespace].clear()
+    if phone.split.active:
+        phone.split.exit(phone.split.pair.first if phone.split.pair else "")
+    phone.rotate(0)
+    phone.size_override = phone.density_override = None
+    phone.clipboard = ""
+    phone.battery_level = 100
+    phone.screen_on = True
+    phone.notifications.clear()
+    phone.notifications.shade_open = False
+    phone.toast = None
+    for package in list(phone.apps):
+        phone.clear_data(package)
+    fresh_start(phone)
+
+
 def passed(detail: str = "done") -> CheckResult:
     return CheckResult(True, detail)
 
