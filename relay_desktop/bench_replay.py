@@ -25,12 +25,15 @@ if TYPE_CHECKING:
 __all__ = ["ReplayBench", "replay_fields"]
 
 
-def replay_fields(ran: AgentRun) -> dict[str, Any]:
-    """What a replay row says: solved (by the task's checker), requests, seconds, steps replayed and planned."""
+def replay_fields(ran: AgentRun, task: Any) -> dict[str, Any]:
+    """What a replay row says: solved (by the task's checker, and a question's answer), requests, seconds, steps
+    replayed and planned."""
     from relay_desktop.routines.service import replay_summary
 
     summary = replay_summary(ran.agent) or {}
-    return {"solved": ran.check.ok and ran.result.outcome == "success", "requests": ran.tally.total_requests,
+    answered = task.check_answer(getattr(ran.result, "answer", "")).ok
+    return {"solved": ran.check.ok and ran.result.outcome == "success" and answered,
+            "requests": ran.tally.total_requests,
             "seconds": round(ran.seconds, 3), "replayed_steps": summary.get("replayed_steps", 0),
             "agent_steps": summary.get("agent_steps", 0), "tokens": ran.tally.tokens}
 
@@ -71,7 +74,7 @@ class ReplayBench:
             return replace(row, replay={"solved": False, "requests": 0, "seconds": 0.0, "replayed_steps": 0,
                                         "agent_steps": 0, "tokens": 0, "why": str(exc)})
         ran = await self.bench.run_agent(task, phone, store, describe_models, routine=routine.bind())
-        row = replace(row, replay=replay_fields(ran))
+        row = replace(row, replay=replay_fields(ran, task))
         if self.perturb and not self.bench.interrupted:
             row = replace(row, perturbed=await self._perturbed(task, routine, phone, store, describe_models,
                                                                position))
@@ -99,7 +102,7 @@ class ReplayBench:
         ran = await self.bench.run_agent(task, phone, store, describe_models, routine=routine.bind(), watch=watch,
                                          prepare=change, before_check=undo)
         await around.finish(ran.agent, ran.result.outcome)
-        out = {"kind": kind, "what": done[0].what if done else "", **replay_fields(ran)}
+        out = {"kind": kind, "what": done[0].what if done else "", **replay_fields(ran, task)}
         replay = ran.agent.replay
         ended = replay.ended_at if replay is not None else float("inf")
         out["replay_requests"] = sum(1 for t in ran.tally.request_times if t < ended)
@@ -107,5 +110,5 @@ class ReplayBench:
         if around.saved is not None and not self.bench.interrupted:
             again = await self.bench.run_agent(task, phone, store, describe_models, routine=around.saved.bind(),
                                                prepare=change, before_check=undo)
-            out["repaired"] = {"version": around.saved.version, **replay_fields(again)}
+            out["repaired"] = {"version": around.saved.version, **replay_fields(again, task)}
         return out

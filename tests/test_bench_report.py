@@ -1,8 +1,15 @@
-"""The bench table's wording: a failed task's reason is wrapped under its row, never cut mid-sentence."""
+"""The bench's report: a failed task's reason is wrapped under its row, never cut mid-sentence; a replayed
+question is judged by its answer too."""
 
 from __future__ import annotations
 
-from relay_desktop.bench_report import WIDTH, BenchRow, format_row
+from types import SimpleNamespace
+from typing import Any
+
+from relay_desktop.bench_replay import replay_fields
+from relay_desktop.bench_report import WIDTH, BenchRow, TaskTally, format_row
+from relay_desktop.sim.tasks import TASKS_BY_ID
+from relay_desktop.sim.tasks.base import passed
 
 
 def row(detail: str) -> BenchRow:
@@ -38,3 +45,16 @@ def test_a_reason_without_a_clause_end_is_cut_between_words() -> None:
     shown = _why(detail)
     assert shown.endswith(" …") or shown.endswith("word…")
     assert "wor…" not in shown and detail.startswith(shown[:-1].rstrip())
+
+
+def test_a_replayed_question_is_solved_only_with_the_right_answer() -> None:
+    task = TASKS_BY_ID["question_bluetooth_on"]
+
+    def ran(answer: str) -> Any:
+        result = SimpleNamespace(outcome="success", answer=answer)
+        return SimpleNamespace(agent=SimpleNamespace(routine=None, replay=None), result=result, check=passed("same"),
+                               tally=TaskTally(), seconds=1.0)
+
+    assert replay_fields(ran("no"), task)["solved"]
+    assert not replay_fields(ran(""), task)["solved"]
+    assert replay_fields(ran(""), TASKS_BY_ID["wifi_on"])["solved"]
