@@ -48,7 +48,7 @@ class TaskTally:
     requests: Counter[str] = field(default_factory=Counter)
     meter: CostMeter = field(default_factory=CostMeter)   # tokens and cost of every request, describer included
     actions: int = 0                   # ActionResult events: actions carried out on the phone
-    no_effect_steps: int = 0           # step verifications that failed: the action changed nothing (or not enough)
+    no_effect_steps: int = 0           # steps that changed nothing, or not what their check wanted
     questions: int = 0                 # ask_user questions the agent put to the user
     act_input_tokens: list[int] = field(default_factory=list)   # prompt size of each of the fast agent's plans
     request_times: list[float] = field(default_factory=list)    # when each request left (monotonic seconds)
@@ -57,7 +57,7 @@ class TaskTally:
         if isinstance(event, ActionResult):
             self.actions += 1
         elif isinstance(event, Verification):
-            self.no_effect_steps += event.check == "step" and not event.ok
+            self.no_effect_steps += event.check == "step" and (not event.ok or event.changed is False)
         elif isinstance(event, HumanInput):
             self.questions += event.purpose == "question"
         elif isinstance(event, PlanReceived) and event.source == "model":

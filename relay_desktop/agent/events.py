@@ -136,6 +136,9 @@ class Verification(Event):
     check: str                         # "step", "progress", "completion", "stale_ui"
     ok: bool
     reason: str
+    # A step check: whether the step changed the screen at all. A scroll at a list's end passes its check (the
+    # end reached is news) yet changed nothing, and the bench counts it among the steps without effect.
+    changed: bool | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -95,7 +95,7 @@ class Reviewer:
         package = self.runner.launched if outcome.step.action == "launch_app" else None
         verdict = verify_step(outcome.step, outcome.before, after, package, changed=changed)
         outcome.settle(after, effect, changed, verdict.ok, verdict.reason)
-        run.verification("step", verdict.ok, f"{outcome.described}: {verdict.reason}")
+        run.verification("step", verdict.ok, f"{outcome.described}: {verdict.reason}", changed=changed)
         run.emit(ActionEffect(run_id=run.run_id, step=outcome.iteration or run.iteration - 1, index=outcome.index,
                               effect=record_effect(outcome.before, after, outcome.step.element)))
         # The supervisors read what the step did to the screen, not only what was asked ("set to 20" reached 54).

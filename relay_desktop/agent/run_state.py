@@ -51,8 +51,9 @@ class RunState:
     def log(self, message: str, level: str = "info") -> None:
         self.emit(LogLine(run_id=self.run_id, message=message, level=level, step=self.iteration or None))
 
-    def verification(self, check: str, ok: bool, reason: str) -> None:
-        self.emit(Verification(run_id=self.run_id, step=self.iteration, check=check, ok=ok, reason=reason))
+    def verification(self, check: str, ok: bool, reason: str, changed: bool | None = None) -> None:
+        self.emit(Verification(run_id=self.run_id, step=self.iteration, check=check, ok=ok, reason=reason,
+                               changed=changed))
 
     def count_error(self, what: str) -> None:
         """One more error in a row; the run ends once there are too many."""
