@@ -127,7 +127,7 @@ def test_memory_is_capped_and_keeps_the_newest() -> None:
     memory.add([f"fact {n}" for n in range(MAX_FACTS + 3)], 1, "app")
     memory.add(["fact 0"], 2)  # already dropped: comes back as new
     assert len(memory.facts) == MAX_FACTS and memory.facts[-1].text == "fact 0"
-    assert "older facts were dropped" in memory.text()
+    assert f"limited to {MAX_FACTS} facts: 4 dropped to make room" in memory.text()
 
 
 # ---------------------------------------------------------------- the user's confirmation

@@ -26,9 +26,9 @@ def test_facts_say_where_they_were_noted_and_what_backs_them() -> None:
     memory.add(["Hannah's mobile is 555-0104", "Julia Rossi starred"], 4, "com.google.android.contacts",
                CONTACT_CARD)
     text = memory.text("Facts:")
-    assert "- Hannah's mobile is 555-0104 (noted at step 4, com.google.android.contacts; the screen showed " \
+    assert "- F1: Hannah's mobile is 555-0104 (noted at step 4, com.google.android.contacts; the screen showed " \
            "\"Mobile · 555-0104\")" in text
-    assert "- Julia Rossi starred (noted at step 4, com.google.android.contacts; no matching text on that " \
+    assert "- F2: Julia Rossi starred (noted at step 4, com.google.android.contacts; no matching text on that " \
            "screen)" in text
     assert "read at" not in text
 
@@ -36,7 +36,7 @@ def test_facts_say_where_they_were_noted_and_what_backs_them() -> None:
 def test_long_screen_text_is_quoted_in_part() -> None:
     long = "Order #SH-10421 · " + "Phone Case, " * 20 + "Total paid $14.40"
     quoted = evidence_for("order SH-10421 paid", [long])
-    assert quoted.startswith("Order #SH-10421") and quoted.endswith("…") and len(quoted) <= 120
+    assert quoted.startswith("Order #SH-10421") and quoted.endswith("…") and len(quoted) <= 160
 
 
 def test_a_fact_gathered_from_several_texts_is_backed_by_them_together() -> None:
@@ -69,5 +69,93 @@ def test_a_fact_the_screen_shows_in_part_quotes_that_part_and_names_what_it_does
     memory = Memory()
     memory.add(["Today is Wed Nov 25, 11:10; tomorrow is Nov 26"], 1, "launcher",
                ["11:10 · Wednesday, November 25", "Chrome"])
-    assert memory.facts[0].line() == ('- Today is Wed Nov 25, 11:10; tomorrow is Nov 26 (noted at step 1, launcher; '
-                                      'the screen showed "11:10 · Wednesday, November 25"; not on it: 26)')
+    assert memory.facts[0].line() == ('- F1: Today is Wed Nov 25, 11:10; tomorrow is Nov 26 (noted at step 1, '
+                                      'launcher; the screen showed "11:10 · Wednesday, November 25"; not on it: 26)')
+
+
+# --- issue 25: evidence found by words, on the screens the agent read -------------------------------------
+
+CAROL_THREAD = ["Carol Nguyen", "02:32", "07:32",
+                "Carol: Book club moved! We meet on the 12th now, 7:15pm, and bring 15 copies of the flyer",
+                "Text message", "Send SMS"]
+
+
+def test_a_fact_quoting_a_message_is_backed_by_the_message_not_by_times_sharing_its_digits() -> None:
+    """Issue 25: `the screen showed "02:32 | 07:32"; not on it: 12, 15` for a note quoting Carol's message word
+    for word that was on that screen."""
+    memory = Memory()
+    memory.add(["Carol's message at 07:32: Book club moved, we meet on the 12th now, 7:15pm, bring 15 copies of "
+                "the flyer"], 5, "com.google.android.apps.messaging", CAROL_THREAD)
+    line = memory.facts[0].line()
+    assert 'the screen showed "07:32 | Carol: Book club moved!' in line, line
+    assert "not on it" not in line and "02:32" not in line, line
+
+
+def test_a_fact_is_matched_to_the_screen_before_the_task() -> None:
+    """Issue 25: a fact the screen showed was matched to the task's words instead ("the task says …")."""
+    memory = Memory(task="Check whether my Tuesday lunch with Priya is still on and tell me")
+    memory.add(["Priya wrote: Tuesday lunch is cancelled, sorry!"], 3, "messaging",
+               ["Priya Patel", "Priya: Tuesday lunch is cancelled, sorry!", "Yesterday"])
+    line = memory.facts[0].line()
+    assert 'the screen showed "Priya: Tuesday lunch is cancelled, sorry!"' in line and "task" not in line, line
+
+
+def test_numbers_the_task_gave_and_values_the_agent_worked_out_are_shown_as_such() -> None:
+    """Issue 25: numbers the task gave or the agent computed (a count, a discounted price) listed as 'not on it'."""
+    memory = Memory(task="Which deal saves me the most? Anything under $200 is fine")
+    memory.add(["Keyboard saves $60 = $139.99 − $79.99, under 200"], 6, "shop",
+               ["Mechanical Keyboard · $79.99 · was $139.99"])
+    line = memory.facts[0].line()
+    assert "not on it" not in line, line
+    assert "from the task: 200" in line and "worked out by the agent (inputs in the fact): 60" in line, line
+
+
+def test_a_fact_read_one_screen_before_a_scroll_is_backed_by_that_screen() -> None:
+    """Issue 25: facts read one screen earlier were judged against the screen after a scroll."""
+    from relay_desktop.agent.memory import Screen
+    memory = Memory()
+    before_scroll = Screen(7, "shop", ("Cast Iron Skillet · 4.8 ★ · $39.99", "Yoga Mat · 4.2 ★ · $25.00"))
+    memory.add(["Cast Iron Skillet is rated 4.8 at $39.99"], 8, "shop", ["Desk Lamp · 4.1 ★ · $45.00"],
+               earlier=[before_scroll])
+    line = memory.facts[0].line()
+    assert 'the screen at step 7 showed "Cast Iron Skillet · 4.8 ★ · $39.99"' in line, line
+
+
+def test_a_fact_can_be_replaced_or_retired_and_only_the_current_version_travels() -> None:
+    """Issue 25: 8 versions of 'Alarms ON so far' rode along in every later prompt, wrong ones included."""
+    memory = Memory()
+    memory.add(["Alarms ON so far: 6:00", "Maya's new number is 555-0177"], 2, "clock", ["6:00", "Maya · 555-0177"])
+    memory.add(["F1: Alarms ON so far: 6:00, 6:30"], 3, "clock", ["6:00", "6:30"])
+    memory.add(["forget F2"], 4, "clock", [])
+    text = memory.text()
+    assert text.count("Alarms ON so far") == 1 and "6:00, 6:30" in text, text
+    assert "555-0177" not in text
+    memory.forget(["F1"])
+    assert not memory
+
+
+def test_when_room_runs_out_progress_notes_go_before_facts_and_the_model_is_told() -> None:
+    """Issue 25: the cap dropped the OLDEST facts silently — the note the whole task was about — and the prompt
+    never said there was a cap."""
+    memory = Memory(max_facts=3)
+    memory.add(["Note 'Trip' says: flight LH 1234 at 09:40"], 1, "keep", ["Flight LH 1234 at 09:40"])
+    memory.add(["Done so far: texted Ann"], 2, "messages", [])
+    memory.add(["Ann's number is 555-0101"], 3, "contacts", ["Ann · 555-0101"])
+    memory.add(["Bob's number is 555-0102"], 4, "contacts", ["Bob · 555-0102"])
+    text = memory.text()
+    assert "LH 1234" in text and "555-0101" in text and "555-0102" in text, text
+    assert "Done so far" not in text.split("(the list")[0]
+    assert "limited to 3 facts" in text and '"Done so far: texted Ann"' in text, text
+    assert "room for 3" in text
+
+
+def test_the_verifier_gets_the_whole_lines_the_facts_were_read_from_within_a_budget() -> None:
+    memory = Memory()
+    memory.add(["Carol's message: Book club moved, we meet on the 12th now, 7:15pm, bring 15 copies"], 5,
+               "messaging", CAROL_THREAD)
+    read = memory.read_text()
+    assert CAROL_THREAD[3] in read and "step 5" in read, read
+    assert len(Memory().read_text()) == 0
+    for n in range(40):
+        memory.add([f"Contact {n} Person{n} number 555-{1000 + n}"], 6, "contacts", [f"Person{n} · 555-{1000 + n}"])
+    assert len(memory.read_text(budget=300)) < 400

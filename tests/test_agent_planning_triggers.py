@@ -276,3 +276,27 @@ async def test_the_initial_plan_goes_out_first_from_the_task_and_the_first_scree
     assert "on their way" not in acts[-1].messages[-1].text
     # The apps' notes still arrive, later, for the fast agent's pinned message.
     assert "Example: counts pages" in acts[-1].messages[0].text
+
+
+async def test_missing_evidence_asks_the_agent_to_show_it_not_that_it_did_the_wrong_thing() -> None:
+    """Issue 25: after a rejection for missing evidence the acting agent was told 'a check found it did the wrong
+    thing… it is NOT going well', which invites a fast model to undo correct work."""
+    verdicts = iter([{"reasoning": "the sent text is not on this screen", "done": False, "missing_evidence": True,
+                      "reason": "no screen shows the sent message to Bob"},
+                     {"done": True, "reason": "ok"}])
+
+    def fast(n: int, request: LLMRequest) -> object:
+        return complete("Texted Bob") if n in (4, 6) else tap("e2")
+
+    run = await run_task(FakePhone(counter_screens(), "s0"), Script(fast, verifier=lambda r: next(verdicts)))
+
+    assert run.result is not None and run.result.outcome == "success"
+    after_rejection = "\n".join(m.text for m in run.fast_requests()[4].messages)
+    assert "missing evidence: no screen shows the sent message to Bob" in after_rejection
+    assert "show it" in after_rejection and "Do not undo" in after_rejection
+    assert "NOT done" not in after_rejection and "wrong" not in after_rejection.lower().split("missing evidence")[1]
+    assert consulted(run, "wrong_task") == [] and consulted(run, "failures") == []
+    verifier_requests = [r for _, r in run.models.requests
+                         if r.contract is not None and r.contract.name == "completion"]
+    assert verifier_requests[0].max_tokens >= 1000
+    assert "nothing the user did not ask for" in verifier_requests[0].system

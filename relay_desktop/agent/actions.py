@@ -128,7 +128,8 @@ def _plan_schema(specs: dict[str, ActionSpec]) -> dict[str, Any]:
             "steps": {"type": "array", "items": step, "minItems": 1, "maxItems": MAX_STEPS_PER_PLAN},
             "remember": {"type": "array", "items": {"type": "string"}, "maxItems": MAX_REMEMBER,
                          "description": "facts read on this screen that later steps need (a phone number, a "
-                                        "code, a name, a price): kept for the whole run"},
+                                        "code, a name, a price): kept for the whole run. \"F2: …\" replaces "
+                                        "fact F2; \"forget F2\" retires it"},
         },
         "required": ["thinking", "steps"],
     }

@@ -6,24 +6,40 @@ answer; they are pinned next to the task in every request, shown to the planning
 verifier, and capped so they cannot grow without end.
 
 A fact is the model's own sentence, not something the loop saw: "Julia starred" may be true or a hope. So each
-keeps, as evidence, the text on the screen it was noted on that matches it (the number, the names), or says
-that nothing there matched; a supervisor then weighs a quoted "Hannah Schmidt · 555-0104" above a bare claim.
+keeps, as evidence, the exact screen text it was read from (found by its words, on the screen it was noted on or
+one just before it: a fact is often noted a scroll later), with the step that screen was seen at; numbers the
+task gave and values the agent worked out ("Saves $60 = $139.99 − $79.99") are shown as such, not as missing
+from the screen. A supervisor then weighs a quoted "Hannah Schmidt · 555-0104" above a bare claim, and the
+verifier reads the very lines the agent decided on.
+
+Facts have keys (F1, F2 …): the model replaces one by starting a new fact with its key ("F2: 3 alarms on") and
+retires one with ``forget``, so only the current version travels. A progress note ("done so far …") is the
+first to go when room runs out, before the facts the task rests on, and the model is told the limit and what
+went.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections import deque
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
 
-__all__ = ["MAX_FACTS", "MAX_FACT_CHARS", "NOTED_BY_THE_AGENT", "Fact", "Memory", "evidence_for"]
+from relay_desktop.agent.evidence import Screen, match_evidence, numbers_in
+
+__all__ = ["MAX_FACTS", "MAX_FACT_CHARS", "NOTED_BY_THE_AGENT", "Fact", "Memory", "Screen", "evidence_for"]
 
 MAX_FACTS = 12
 MAX_FACT_CHARS = 300
-MAX_EVIDENCE_CHARS = 120
+SHOWN_EVIDENCE_CHARS = 160     # of a fact's screen text, in its line (the verifier gets more: read_text)
+RECENT_SCREENS = 3             # screens before the current one where a fact's text is looked for
+READ_BUDGET_CHARS = 1500       # the screen lines behind all facts, for the completion verifier
 NOTED_BY_THE_AGENT = ("Facts the agent noted (its own words, not checked; each says what text the screen showed "
                       "that matches it, if any):")
-_TOKEN = re.compile(r"[^\W_]+(?:[-.'][^\W_]+)*")
+_KEYED = re.compile(r"^\s*\[?(F\d+)\]?\s*[:=–—-]\s*(.+)$", re.S)
+_FORGET = re.compile(r"^\s*(?:forget|drop|retire)\s+\[?(F\d+)\]?\s*$", re.I)
+_PROGRESS = re.compile(r"\b(so far|progress|done:|remaining|still to do|left to do|next step|todo|to-do list "
+                       r"done)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -31,68 +47,46 @@ class Fact:
     text: str
     step: int
     app: str
-    evidence: str = ""      # the screen's text that matches the fact, quoted; "" when nothing there did
+    evidence: str = ""       # the screen's text the fact was read from, whole ("" when nothing there matched)
     from_task: bool = False  # the evidence is the task's own text (the user said it), not the screen's
-    unseen: tuple[str, ...] = ()   # numbers of the fact that the quoted text does not show (a partial match)
+    unseen: tuple[str, ...] = ()   # numbers of the fact that neither the quoted text nor the task shows
+    key: str = ""
+    seen_at: int = 0         # the step whose screen showed the evidence (the step noted at, or one before it)
+    given: tuple[str, ...] = ()     # numbers the user's task gave
+    worked_out: tuple[str, ...] = ()   # numbers the agent computed, with its inputs in the fact ("= a − b")
+    progress: bool = False   # a note on how far the task has got, not something the task rests on
 
     def line(self) -> str:
         where = f"step {self.step}" + (f", {self.app}" if self.app else "")
+        shown = _quoted(self.evidence, SHOWN_EVIDENCE_CHARS)
         if self.evidence and self.from_task:
             # What the user asked for is not proof it was done: said so, so no verifier reads it as screen text.
-            seen = f'not shown on that screen — only the user\'s task says "{self.evidence}"'
+            seen = f'not shown on that screen — only the user\'s task says "{shown}"'
         elif self.evidence:
-            seen = f'the screen showed "{self.evidence}"'
+            at = f" at step {self.seen_at}" if self.seen_at and self.seen_at != self.step else ""
+            seen = f'the screen{at} showed "{shown}"'
         else:
             seen = "no matching text on that screen"
+        if self.given:
+            seen += f"; from the task: {', '.join(self.given)}"
+        if self.worked_out:
+            seen += f"; worked out by the agent (inputs in the fact): {', '.join(self.worked_out)}"
         if self.unseen:
             seen += f"; not on it: {', '.join(self.unseen)}"
-        return f"- {self.text} (noted at {where}; {seen})"
-
-
-def _significant(text: str) -> set[str]:
-    """Tokens that identify a fact: anything with a digit (numbers, codes, times) and words of 4+ letters."""
-    found = set()
-    for token in _TOKEN.findall(text.lower()):
-        digits = sum(c.isdigit() for c in token)
-        if digits >= 2 or (not digits and len(token) >= 4):
-            found.add(token)
-    return found
+        head = f"{self.key}: " if self.key else ""
+        kind = "progress note: " if self.progress else ""
+        return f"- {head}{kind}{self.text} (noted at {where}; {seen})"
 
 
 def evidence_for(fact: str, screen_texts: Sequence[str]) -> str:
-    """The screen text that best backs ``fact``: every number in the fact must be on it, and, for a fact
-    without numbers, at least two of its words. "" when no text on the screen does."""
-    wanted = _significant(fact)
-    numbers = {t for t in wanted if any(c.isdigit() for c in t)}
-    best, best_score = "", 0
-    for text in screen_texts:
-        have = _significant(text)
-        if numbers and not numbers <= have:
-            continue
-        score = len(wanted & have)
-        if score > best_score and (numbers or score >= 2):
-            best, best_score = text, score
-    if best:
-        return _quoted(best)
-    # A fact may gather what several texts show ("Order #SH-10421, 1 × Speaker, total $39.99"): backed when
-    # the texts holding its numbers hold all of them between them.
-    gathered, unseen = partly_seen(fact, screen_texts)
-    return gathered if gathered and not unseen else ""
+    """The screen text that best backs ``fact`` (by its words; numbers count as words), quoted; "" when no text
+    on the screen does."""
+    found = match_evidence(fact, [Screen(0, "", tuple(screen_texts))])
+    return _quoted(found.text, SHOWN_EVIDENCE_CHARS) if found is not None and not found.unseen else ""
 
 
-def partly_seen(fact: str, screen_texts: Sequence[str]) -> tuple[str, list[str]]:
-    """The texts that show some of the fact's numbers, quoted, and the numbers none of them shows
-    ("11:10 · Wednesday, November 25", ["26"]); ("", []) when none of its numbers is there."""
-    numbers = {t for t in _significant(fact) if any(c.isdigit() for c in t)}
-    holding = [t for t in screen_texts if _significant(t) & numbers]
-    if not holding:
-        return "", []
-    seen = set().union(*(_significant(t) for t in holding))
-    return _quoted(" | ".join(holding)), sorted(numbers - seen, key=fact.lower().find)
-
-
-def _quoted(text: str) -> str:
-    return text if len(text) <= MAX_EVIDENCE_CHARS else text[:MAX_EVIDENCE_CHARS - 1].rstrip() + "…"
+def _quoted(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
 
 
 class Memory:
@@ -101,45 +95,136 @@ class Memory:
         self.task = task          # a fact that restates the task is backed by it (the user said it)
         self.facts: list[Fact] = []
         self.dropped = 0
+        self.dropped_texts: list[str] = []     # what went to make room, newest last (the model is told)
+        self._next_key = 1
+        self.recent: deque[Screen] = deque(maxlen=RECENT_SCREENS)   # the screens seen before the current one
 
-    def add(self, texts: list[str] | tuple[str, ...], step: int, app: str = "",
-            screen_texts: Sequence[str] = ()) -> list[Fact]:
-        """Keep new facts (the newest win when the cap is reached), each with the text of ``screen_texts`` (the
-        screen it was noted on) that backs it; returns those actually added."""
+    def saw(self, step: int, app: str, screen_texts: Sequence[str]) -> None:
+        """A screen the agent was shown: a fact noted on a later screen may have been read on this one."""
+        self.recent.appendleft(Screen(step, app, tuple(screen_texts)))
+
+    def add(self, texts: Iterable[str], step: int, app: str = "", screen_texts: Sequence[str] = (),
+            earlier: Sequence[Screen] = ()) -> list[Fact]:
+        """Keep new facts, each with the text that backs it: on ``screen_texts`` (the screen it was noted on) or
+        on ``earlier`` screens (newest first). "F3: …" replaces fact F3, "forget F3" retires it. Returns the
+        facts added or replaced."""
+        current = Screen(step, app, tuple(screen_texts))
+        if not earlier:
+            earlier = [seen for seen in self.recent if seen.step != step]
+        screens = [current, *earlier]
         added = []
         for raw in texts:
             text = " ".join(str(raw).split())
             if not text:
                 continue
+            forget = _FORGET.match(text)
+            if forget:
+                self.forget([forget.group(1)])
+                continue
+            key = ""
+            keyed = _KEYED.match(text)
+            if keyed and any(f.key == keyed.group(1).upper() for f in self.facts):
+                key, text = keyed.group(1).upper(), keyed.group(2).strip()
             if len(text) > MAX_FACT_CHARS:
                 text = text[:MAX_FACT_CHARS - 1].rstrip() + "…"
             if any(f.text == text for f in self.facts):
                 continue
-            evidence, from_task, unseen = evidence_for(text, screen_texts), False, []
-            if not evidence and self.task:
-                evidence = evidence_for(text, [self.task])
-                from_task = bool(evidence)
-            if not evidence:
-                evidence, unseen = partly_seen(text, screen_texts)
-                # A number the task gave (a price limit, a time) is no gap in what the screen showed.
-                given = _significant(self.task) if self.task else set()
-                unseen = [u for u in unseen if u.lower() not in given]
-            fact = Fact(text, step, app, evidence, from_task, tuple(unseen))
-            self.facts.append(fact)
+            fact = self._fact(text, step, app, screens)
+            if key:
+                fact = replace(fact, key=key)
+                self.facts = [fact if f.key == key else f for f in self.facts]
+            else:
+                # Facts may have been handed over from another memory (split screen): keys keep counting up.
+                self._next_key = max(self._next_key, 1 + max((int(f.key[1:]) for f in self.facts if f.key), default=0))
+                fact = replace(fact, key=f"F{self._next_key}")
+                self._next_key += 1
+                self.facts.append(fact)
             added.append(fact)
-        excess = len(self.facts) - self.max_facts
-        if excess > 0:
-            self.facts = self.facts[excess:]
-            self.dropped += excess
+        self._make_room()
         return added
 
-    def text(self, header: str = "FACTS YOU NOTED (kept for the whole run; add more with \"remember\"):") -> str:
-        if not self.facts:
+    def forget(self, keys: Iterable[str]) -> None:
+        """Retire facts the model no longer needs (or found wrong), by key."""
+        gone = {str(k).strip().strip("[]").upper() for k in keys}
+        self.facts = [f for f in self.facts if f.key not in gone]
+
+    def _fact(self, text: str, step: int, app: str, screens: Sequence[Screen]) -> Fact:
+        given_numbers = numbers_in(self.task) if self.task else set()
+        worked = _worked_out(text)
+        found = match_evidence(text, screens, ignore=given_numbers | worked)
+        progress = bool(_PROGRESS.search(text))
+        fact_numbers = numbers_in(text)
+        given = tuple(n for n in _in_order(fact_numbers & given_numbers, text) if n not in worked)
+        if found is not None:
+            return Fact(text, step, app, found.text, False, tuple(found.unseen), seen_at=found.step, given=given,
+                        worked_out=tuple(_in_order(worked, text)), progress=progress)
+        if self.task:
+            by_task = match_evidence(text, [Screen(step, "", (self.task,))])
+            if by_task is not None:
+                return Fact(text, step, app, self.task, True, seen_at=step, worked_out=tuple(_in_order(worked, text)),
+                            progress=progress)
+        return Fact(text, step, app, "", False, given=given, worked_out=tuple(_in_order(worked, text)),
+                    progress=progress)
+
+    def _make_room(self) -> None:
+        """Over the limit: progress notes go first (oldest first), then the oldest facts."""
+        while len(self.facts) > self.max_facts:
+            victim = next((f for f in self.facts if f.progress), self.facts[0])
+            self.facts.remove(victim)
+            self.dropped += 1
+            self.dropped_texts.append(victim.text)
+
+    def text(self, header: str = "") -> str:
+        if not self.facts and not self.dropped:
             return ""
+        header = header or (f"FACTS YOU NOTED (kept for the whole run, room for {self.max_facts}; replace one by "
+                            "starting a new fact with its key, e.g. \"F2: …\"; retire one with forget):")
         lines = [header, *(f.line() for f in self.facts)]
         if self.dropped:
-            lines.append(f"({self.dropped} older facts were dropped to keep this list short)")
+            last = "; ".join(f'"{_quoted(t, 60)}"' for t in self.dropped_texts[-3:])
+            lines.append(f"(the list is limited to {self.max_facts} facts: {self.dropped} dropped to make room, "
+                         f"the last: {last})")
         return "\n".join(lines)
+
+    def read_text(self, budget: int = READ_BUDGET_CHARS) -> str:
+        """The screen lines the agent's facts were read from, whole, newest facts first, within ``budget``
+        characters: what the completion verifier needs to check a fact itself."""
+        lines: list[str] = []
+        used = 0
+        seen: set[str] = set()
+        for fact in reversed(self.facts):
+            if not fact.evidence or fact.from_task or fact.evidence in seen:
+                continue
+            seen.add(fact.evidence)
+            line = f'- behind {fact.key} (screen at step {fact.seen_at or fact.step}' + \
+                   (f", {fact.app}" if fact.app else "") + f'): "{fact.evidence}"'
+            if used + len(line) > budget:
+                line = line[:max(0, budget - used - 1)] + "…"
+                lines.append(line)
+                break
+            lines.append(line)
+            used += len(line)
+        if not lines:
+            return ""
+        return "Screen lines the agent read its facts from (quoted whole):\n" + "\n".join(reversed(lines))
 
     def __bool__(self) -> bool:
         return bool(self.facts)
+
+
+def _worked_out(text: str) -> set[str]:
+    """Numbers the fact says the agent computed: what stands on either side of an "=" with arithmetic on the
+    other ("Saves $60 = $139.99 − $79.99", "13 = count of products rated ≥ 4.5") — the result, not the inputs."""
+    if "=" not in text:
+        return set()
+    results = set()
+    for left, right in re.findall(r"([^=;,]*)=([^=;,]*)", text):
+        inputs = numbers_in(right)
+        result = numbers_in(left)
+        if result and (len(inputs) != 1 or re.search(r"[-+−×x*/÷]|count|sum|total|of", right)):
+            results |= {n for n in result if n not in inputs}
+    return results
+
+
+def _in_order(numbers: set[str], text: str) -> list[str]:
+    return sorted(numbers, key=lambda n: (text.lower().find(n), n))

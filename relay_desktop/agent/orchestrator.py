@@ -339,10 +339,11 @@ class Orchestrator:
         if plan is None:
             state.count_error("no usable plan")
             return observation
+        screen_texts = [" · ".join(p for p in (e.label, e.value) if p) for e in observation.element_map.elements]
         if plan.remember:
-            screen_texts = [" · ".join(p for p in (e.label, e.value) if p) for e in observation.element_map.elements]
             self.memory.add(plan.remember, iteration, observation.app, screen_texts)
             self.conversation.facts = as_data(self.memory.text())
+        self.memory.saw(iteration, observation.app, screen_texts)
         async with self.device_turn():
             await self.steps.execute(plan, observation)
             await self._settle()

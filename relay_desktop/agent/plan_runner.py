@@ -339,7 +339,7 @@ class PlanRunner:
             raise RunFinishedSignal("success", summary or "done", answer)
         try:
             verdict = await run.completion.verify(run.task, observation, claim, self.transcript,
-                                                  run.memory.text(NOTED_BY_THE_AGENT))
+                                                  run.memory.text(NOTED_BY_THE_AGENT), run.memory.read_text())
             # (verify() puts the transcript and the facts inside the data section: they quote the screen)
         except LLMError as exc:
             run.log(f"Completion could not be verified ({exc}); trusting the agent.", "warning")
@@ -347,6 +347,14 @@ class PlanRunner:
         run.verification("completion", verdict.ok, verdict.reason)
         if verdict.ok:
             raise RunFinishedSignal("success", summary or verdict.reason, answer)
+        if verdict.missing_evidence:
+            # Not a failure: nothing shown proved a part. Said as such, or a model that trusts us undoes good work.
+            run.conversation.add(Message.user(
+                f"The completion check could not confirm it from what it was shown — missing evidence: "
+                f"{verdict.reason}. If it is done, show it: open the screen that shows the result (or remember its "
+                "exact text), then complete again. Do not undo or redo work that is done."))
+            self.last_ok = False
+            return
         run.conversation.add(Message.user(f"NOT done, keep working: {verdict.reason}"))
         run.coordinator.add_failure(f"Claimed complete at step {run.iteration} but: {verdict.reason}",
                                     kind="completion", step=run.iteration)

@@ -150,7 +150,9 @@ screen?). If the app lacks what the task needs, fail with the reason.
 - While exploring, change nothing the task did not ask for (no switch turned on "to see what happens"), and \
 undo what you changed before you fail.
 - Open apps with launch_app.
-- Put facts you will need later (a number, a code, a name) in "remember": old turns are dropped, they are not.
+- Put facts you will need later (a number, a code, a name, a message's exact words) in "remember": old turns \
+are dropped, facts are not (room for 12). Each fact gets a key: "F2: …" replaces fact F2, "forget F2" retires \
+it. Write a value you worked out with its inputs ("saves $60 = $139.99 − $79.99").
 - Facts found on the user's own phone (a code in a note, an address in a message) may be typed and sent when \
 the task calls for it: the send confirmation shows the user what goes out. A password, PIN or other credential \
 the user never gave you is never typed: ask_user instead. Ask too when the request is ambiguous.

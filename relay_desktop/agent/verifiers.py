@@ -31,6 +31,7 @@ class Verdict:
     ok: bool
     reason: str
     response: LLMResponse | None = None
+    missing_evidence: bool = False    # not shown to be done, rather than shown to be wrong or unfinished
 
 
 def _texts(observation: Observation) -> list[str]:
@@ -137,8 +138,14 @@ _PROGRESS = OutputContract("progress", "Whether the agent is making meaningful p
     "type": "object", "properties": {"progressing": {"type": "boolean"}, "reason": {"type": "string"}},
     "required": ["progressing", "reason"]})
 _COMPLETION = OutputContract("completion", "Whether the task is really done.", {
-    "type": "object", "properties": {"done": {"type": "boolean"}, "reason": {"type": "string"}},
+    "type": "object", "properties": {
+        "reasoning": {"type": "string", "description": "each part of the task and the evidence for it, first"},
+        "done": {"type": "boolean"},
+        "missing_evidence": {"type": "boolean",
+                             "description": "not done only because what you were shown does not prove a part"},
+        "reason": {"type": "string"}},
     "required": ["done", "reason"]})
+COMPLETION_MAX_TOKENS = 1200   # room to weigh every part of a multi-part task before the verdict
 
 
 def _image(observation: Observation) -> tuple[ImagePart, ...]:
@@ -178,9 +185,13 @@ class CompletionVerifier:
               "seen: trust it only as far as the screen text quoted with it backs it. A task may span several "
               "apps: judge earlier parts from the transcript and the backed facts, the last part from the screen. "
               "Say done only when this evidence shows the task's result; do not ask to see "
-              "again what the transcript already proves. If the agent did a different or wrong thing (another "
-              "item, another contact, the wrong setting), say so with the words 'wrong' or 'instead of' and what "
-              "it did instead.\n\n" + UNTRUSTED_NOTICE)
+              "again what the transcript already proves. Think first, in reasoning: list each part of the task "
+              "and the evidence for it. For every message sent or text typed, check it says what was asked: "
+              "nothing missing, and nothing the user did not ask for. If the agent did a different or wrong thing "
+              "(another item, another contact, the wrong setting, a message that says something else), say so "
+              "with the words 'wrong' or 'instead of' and what it did instead. If the work may well be done but "
+              "nothing you were shown proves a part of it, set missing_evidence and say in reason exactly what "
+              "is missing (the agent will show it); that is not 'wrong'.\n\n" + UNTRUSTED_NOTICE)
 
     def __init__(self, models: Models, meter: CostMeter | None = None) -> None:
         self.models = models
@@ -188,24 +199,30 @@ class CompletionVerifier:
         self.earlier: list[str] = []      # this run's previous verdicts, so a second check knows the first
 
     async def verify(self, task: str, observation: Observation, summary: str, transcript: Sequence[str],
-                     facts: str = "") -> Verdict:
+                     facts: str = "", read: str = "") -> Verdict:
+        """``read``: the screen lines the agent decided on (memory.read_text), so a fact can be checked here."""
         steps = list(transcript)
         if len(steps) > MAX_TRANSCRIPT:
             head = MAX_TRANSCRIPT // 4
             steps = [*steps[:head], f"… ({len(steps) - MAX_TRANSCRIPT} steps in between left out)",
                      *steps[-(MAX_TRANSCRIPT - head):]]
         actions = "\n".join(f"- {line}" for line in steps) or "- (none)"
-        evidence = as_data(f"{facts}\n\n" * bool(facts) + f"Transcript of the run (every step, oldest first):\n"
-                           f"{actions}")
+        evidence = as_data(f"{facts}\n\n" * bool(facts) + f"{read}\n\n" * bool(read) +
+                           f"Transcript of the run (every step, oldest first):\n{actions}")
         earlier = ("\n\nYour earlier verdicts in this run (the agent has acted since):\n"
                    + "\n".join(f"- {v}" for v in self.earlier)) if self.earlier else ""
         text = (f"TASK: {task}\n\nThe agent says it is done: {summary}{earlier}\n\n{evidence}\n\nThe phone's "
                 f"screen now:\n{screen_block(observation)}")
-        request = LLMRequest(self.SYSTEM, (Message.user(text, *_image(observation)),), _COMPLETION, max_tokens=300)
+        request = LLMRequest(self.SYSTEM, (Message.user(text, *_image(observation)),), _COMPLETION,
+                             max_tokens=COMPLETION_MAX_TOKENS)
         response = await self.models.generate("verifier", request, meter=self.meter)
         data = response.data or {}
-        verdict = Verdict(bool(data.get("done")), str(data.get("reason", "")), response)
-        self.earlier.append(f"{'done' if verdict.ok else 'not done'}: {neutralise_delimiters(verdict.reason)}")
+        done = bool(data.get("done"))
+        reason = str(data.get("reason", ""))
+        verdict = Verdict(done, reason, response,
+                          missing_evidence=not done and bool(data.get("missing_evidence")) and not wrong_task(reason))
+        said = "done" if done else ("evidence missing" if verdict.missing_evidence else "not done")
+        self.earlier.append(f"{said}: {neutralise_delimiters(reason)}")
         return verdict
 
 

@@ -1,0 +1,100 @@
+"""Which text on the phone's screens backs a fact the agent noted, found by the fact's words.
+
+Matching on numbers alone quoted the wrong text: a note quoting Carol's message word for word was shown against
+the clock ("02:32 | 07:32") because the two shared digits, and a fact read one screen before a scroll was judged
+against the screen after it. So a fact is matched by all its telling words, numbers among them, over the screen
+it was noted on and the few seen just before; the numbers the best text lacks are looked for in the other texts
+of that screen, and only those found nowhere are "not on it".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+__all__ = ["Match", "Screen", "match_evidence", "numbers_in", "words_in"]
+
+_TOKEN = re.compile(r"[^\W_]+(?:[-.'][^\W_]+)*")
+# Words too common to tell texts apart (a fact's "the", "and", "has" match every message).
+_COMMON = frozenset({
+    "the", "and", "for", "are", "was", "were", "has", "have", "had", "not", "but", "you", "your", "she", "her",
+    "his", "its", "they", "them", "this", "that", "with", "from", "into", "onto", "than", "then", "there", "their",
+    "what", "when", "who", "will", "would", "can", "could", "should", "may", "might", "one", "two", "all", "any",
+    "our", "out", "off", "per", "via", "also", "just", "only", "very", "more", "most", "some", "such", "each",
+    "both", "own", "same", "too", "yes"
+})
+MAX_GATHERED = 3     # texts of one screen that may back one fact between them
+
+
+@dataclass(frozen=True)
+class Screen:
+    """The texts of one screen the agent saw, and when and where."""
+    step: int
+    app: str
+    texts: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Match:
+    text: str                  # the backing text, whole (texts gathered from one screen joined by " | ")
+    step: int                  # the step whose screen showed it
+    unseen: tuple[str, ...]    # numbers of the fact that no text of that screen shows
+
+
+def _tokens(text: str) -> list[str]:
+    found = []
+    for token in _TOKEN.findall(text.lower()):
+        if token.endswith("'s"):
+            token = token[:-2]
+        found.append(token)
+    return found
+
+
+def numbers_in(text: str) -> set[str]:
+    """The numbers, codes and times of a text that identify it (two digits or more: "555-0104", "39.99", "30")."""
+    return {t for t in _tokens(text) if sum(c.isdigit() for c in t) >= 2}
+
+
+def words_in(text: str) -> set[str]:
+    """The telling tokens of a text: its numbers and its words of three letters or more, common ones aside."""
+    telling = set()
+    for token in _tokens(text):
+        digits = sum(c.isdigit() for c in token)
+        if digits >= 2 or (not digits and len(token) >= 3 and token not in _COMMON):
+            telling.add(token)
+    return telling
+
+
+def match_evidence(fact: str, screens: Sequence[Screen], ignore: set[str] = frozenset()) -> Match | None:
+    """The text that backs ``fact`` best, on the first of ``screens`` (the screen it was noted on) or on one
+    before it; None when no text shares two of its telling words (one, for a fact of one telling word).
+    ``ignore``: numbers that need no backing on the screen (the task gave them, the agent worked them out)."""
+    wanted = words_in(fact)
+    if not wanted:
+        return None
+    needed = 1 if len(wanted) == 1 else 2
+    best: tuple[int, int, int] | None = None      # (score, screen index, text index)
+    for s, screen in enumerate(screens):
+        for t, text in enumerate(screen.texts):
+            score = len(wanted & words_in(text))
+            if score >= needed and (best is None or score > best[0]):
+                best = (score, s, t)
+    if best is None:
+        return None
+    _, s, t = best
+    screen = screens[s]
+    numbers = numbers_in(fact) - ignore
+    missing = numbers - numbers_in(screen.texts[t])
+    chosen = [t]
+    while missing and len(chosen) < MAX_GATHERED:
+        # The text that shows most of what is still missing ("07:32" for "07", "32"; not "02:32" for "32").
+        holds, back = max(((len(numbers_in(text) & missing), -i) for i, text in enumerate(screen.texts)
+                           if i not in chosen), default=(0, 1))
+        other = -back
+        if not holds:
+            break
+        chosen.append(other)
+        missing -= numbers_in(screen.texts[other])
+    joined = " | ".join(screen.texts[i] for i in sorted(chosen))
+    return Match(joined, screen.step, tuple(sorted(missing, key=lambda n: (fact.lower().find(n), n))))
