@@ -115,3 +115,47 @@ def test_without_the_emoji_font_emoji_are_boxes_as_before(monkeypatch: pytest.Mo
     assert fonts.text_width("Hi 🎂", SIZE) > fonts.text_width("Hi ", SIZE)
     image = _drawn("Hi 🎂", "RGB")
     assert _ink(image) is not None and _colourful_pixels(image) == 0
+
+
+# --- issue 25: Arabic, Hebrew, Cyrillic, Greek, Devanagari and symbols, not boxes -----------------------------
+
+needs_scripts = pytest.mark.skipif(fonts.script_font("devanagari", 20) is None,
+                                   reason="Debian's fonts-noto-core is not installed (CI installs it)")
+SCRIPTS = ["مرحبا", "שלום", "Привет", "Γειά", "नमस्ते", "→ ✓ ↵"]
+
+
+def _boxes(count: int) -> Image.Image:
+    return _drawn("\ue000" * count)
+
+
+@needs_scripts
+@pytest.mark.parametrize("text", SCRIPTS)
+def test_other_scripts_and_symbols_are_drawn_as_letters_not_boxes(text: str) -> None:
+    """Arabic and '→' were drawn as boxes in the virtual phone's pictures (issue 25)."""
+    for run, face in fonts.runs(text, SIZE):
+        for char in run.replace(" ", ""):
+            assert fonts._covers(face, char), (text, char, face)
+    letters = [c for c in text if c != " "]
+    assert ImageChops.difference(_drawn(text), _boxes(len(letters))).getbbox() is not None
+
+
+@needs_scripts
+def test_arabic_is_shaped() -> None:
+    """Joined letters, not isolated forms side by side: shaping makes the word narrower than its letters apart."""
+    word = "مرحبا"
+    assert fonts.run_width(word, "arabic", SIZE) < sum(fonts.run_width(c, "arabic", SIZE) for c in word)
+
+
+def test_a_missing_script_font_degrades_to_boxes_with_one_log_line(monkeypatch: pytest.MonkeyPatch,
+                                                                   caplog: pytest.LogCaptureFixture) -> None:
+    monkeypatch.setitem(fonts._SCRIPT_FONTS, "hebrew", ("/nonexistent/NoSuchHebrew.ttf",))
+    fonts._script_path.cache_clear()
+    fonts.script_font.cache_clear()
+    try:
+        with caplog.at_level("INFO", logger="relay_desktop.sim.fonts"):
+            assert fonts.runs("שלום", SIZE) == [("שלום", "roboto")]
+            assert _drawn("שלום").getbbox() is not None
+        assert sum("no hebrew font installed" in r.message for r in caplog.records) == 1
+    finally:
+        fonts._script_path.cache_clear()
+        fonts.script_font.cache_clear()

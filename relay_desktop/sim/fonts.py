@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import logging
 from pathlib import Path
 from typing import Literal
 
 from PIL import Image, ImageDraw, ImageFont
+
+log = logging.getLogger(__name__)
 
 _FALLBACKS = (
     "/usr/share/fonts/truetype/roboto/unhinted/RobotoTTF/Roboto-Regular.ttf",
@@ -67,11 +70,35 @@ _EMOJI_STRIKE = 109
 # sequences like 👨‍👩‍👧, the keycap of 1️⃣, the tags of subdivision flags, ideographic variation selectors.
 _JOINERS = ((0x200D, 0x200D), (0x20E3, 0x20E3), (0xFE00, 0xFE0F), (0xE0020, 0xE007F), (0xE0100, 0xE01EF))
 
-# Below this no character is an emoji or CJK, nor is U+FE0F, which turns '#', '©' or '‼' into one: such text
-# (most of it) is one Roboto run without a look at each character.
-_PLAIN_BELOW = 0x2190
+# Below this (Latin, Greek, Cyrillic, Armenian) no character is an emoji, CJK or a script Roboto lacks, nor is
+# U+FE0F, which turns '#', '©' or '‼' into one: such text (most of it) is one Roboto run without a look at each
+# character.
+_PLAIN_BELOW = 0x0590
 
-Face = Literal["roboto", "cjk", "emoji"]
+Face = Literal["roboto", "cjk", "emoji", "arabic", "hebrew", "devanagari", "symbols"]
+
+# Scripts and symbols Roboto lacks, each with the font a phone falls back to (Debian's fonts-noto-core has
+# Android's own: Noto Naskh Arabic, Noto Sans Hebrew and Devanagari; arrows, ✓ and the like come from DejaVu
+# Sans, in fonts-dejavu-core, or Noto's symbol fonts). A character goes to the first whose font has it.
+_SCRIPT_FONTS: dict[Face, tuple[str, ...]] = {
+    "arabic": ("/usr/share/fonts/truetype/noto/NotoNaskhArabic-Regular.ttf",
+               "/usr/share/fonts/truetype/noto/NotoSansArabic-Regular.ttf",
+               "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"),
+    "hebrew": ("/usr/share/fonts/truetype/noto/NotoSansHebrew-Regular.ttf",
+               "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"),
+    "devanagari": ("/usr/share/fonts/truetype/noto/NotoSansDevanagari-Regular.ttf",
+                   "/usr/share/fonts/truetype/lohit-devanagari/Lohit-Devanagari.ttf"),
+    "symbols": ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+                "/usr/share/fonts/truetype/noto/NotoSansSymbols2-Regular.ttf",
+                "/usr/share/fonts/truetype/noto/NotoSansSymbols-Regular.ttf"),
+}
+_SCRIPT_RANGES: tuple[tuple[int, int, Face], ...] = (
+    (0x0590, 0x05FF, "hebrew"), (0xFB1D, 0xFB4F, "hebrew"),
+    (0x0600, 0x06FF, "arabic"), (0x0750, 0x077F, "arabic"), (0x08A0, 0x08FF, "arabic"),
+    (0xFB50, 0xFDFF, "arabic"), (0xFE70, 0xFEFF, "arabic"),
+    (0x0900, 0x097F, "devanagari"), (0xA8E0, 0xA8FF, "devanagari"),
+)
+_PROBE_SIZE = 24
 
 
 @functools.cache
@@ -117,6 +144,51 @@ def _joins(code: int) -> bool:
     return any(lo <= code <= hi for lo, hi in _JOINERS)
 
 
+@functools.cache
+def _script_path(face: Face) -> str | None:
+    path = next((p for p in _SCRIPT_FONTS.get(face, ()) if Path(p).exists()), None)
+    if path is None and face in _SCRIPT_FONTS:
+        log.info("no %s font installed (%s): such text shows as boxes", face, " or ".join(_SCRIPT_FONTS[face]))
+    return path
+
+
+@functools.cache
+def script_font(face: Face, size: int) -> Font | None:
+    """The fallback font of a script face (arabic, hebrew, devanagari, symbols) at ``size``; None when it is not
+    installed."""
+    path = _script_path(face)
+    return ImageFont.truetype(path, size) if path is not None else None
+
+
+def _glyph(face_font: Font, char: str) -> tuple[tuple[int, int], bytes]:
+    mask = face_font.getmask(char)
+    return mask.size, bytes(mask)
+
+
+@functools.lru_cache(maxsize=4096)
+def _covers(face: Face, char: str) -> bool:
+    """Whether ``face``'s font draws ``char`` as itself, not as its missing-glyph box."""
+    if face == "roboto":
+        face_font: Font | None = font(_PROBE_SIZE)
+    elif face == "emoji":
+        face_font = emoji_font()
+    else:
+        face_font = script_font(face, _PROBE_SIZE)
+    if face_font is None:
+        return False
+    return _glyph(face_font, char) != _glyph(face_font, "\ue000")     # a private-use point: the box
+
+
+def _script_face(code: int, char: str) -> Face:
+    """The face for a character Roboto may lack: its script's font, or the symbols font; Roboto otherwise."""
+    for lo, hi, face in _SCRIPT_RANGES:
+        if lo <= code <= hi:
+            return face if script_font(face, _PROBE_SIZE) is not None else "roboto"
+    if _covers("roboto", char):
+        return "roboto"
+    return "symbols" if script_font("symbols", _PROBE_SIZE) is not None and _covers("symbols", char) else "roboto"
+
+
 def runs(text: str, size: int) -> list[tuple[str, Face]]:
     """``text`` cut into runs, each drawn with one face: Roboto, the CJK fallback or the emoji font. A
     face that is not installed is replaced by Roboto (which draws boxes), as before the fallback existed."""
@@ -130,10 +202,15 @@ def runs(text: str, size: int) -> list[tuple[str, Face]]:
         face: Face = "roboto"
         if out and _joins(code):
             face = out[-1][1]
-        elif emoji and (_is_emoji(code) or (text[i + 1:i + 2] == "\ufe0f" and _has_emoji_form(char))):
+        elif emoji and ((_is_emoji(code) and _covers("emoji", char))
+                        or (text[i + 1:i + 2] == "\ufe0f" and _has_emoji_form(char))):
             face = "emoji"
         elif cjk and (_FALLBACK_FROM <= code < 0xFE00 or 0xFF00 <= code <= 0xFFEF):
             face = "cjk"
+        elif code >= 0x0590:
+            face = _script_face(code, char)
+        elif out and out[-1][1] in ("arabic", "hebrew") and not char.isalnum():
+            face = out[-1][1]       # a space or comma inside Arabic or Hebrew text stays in its run (one shaping)
         if out and out[-1][1] == face:
             out[-1] = (out[-1][0] + char, face)
         else:
@@ -164,7 +241,20 @@ def run_width(run: str, face: Face, size: int, weight: int = 400) -> float:
         cjk = fallback_font(size)
         if cjk is not None:
             return cjk.getlength(run)
+    elif face != "roboto":
+        other = script_font(face, size)
+        if other is not None:
+            return other.getlength(run)
     return font(size, weight).getlength(run)
+
+
+def face_font(face: Face, size: int, weight: int = 400) -> Font:
+    """The font a run of :func:`runs` is drawn with (not for emoji, which are drawn as images)."""
+    if face == "cjk":
+        return fallback_font(size) or font(size, weight)
+    if face not in ("roboto", "emoji"):
+        return script_font(face, size) or font(size, weight)
+    return font(size, weight)
 
 
 @functools.lru_cache(maxsize=1024)

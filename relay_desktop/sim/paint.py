@@ -198,8 +198,8 @@ def draw_lines(draw: ImageDraw.ImageDraw, lines: tuple[str, ...] | list[str], bo
             if face == "emoji":
                 _draw_emoji(draw, run, size, pen, baseline)
             else:
-                cjk = fonts.fallback_font(size) if face == "cjk" else None
-                draw.text((pen, baseline), run, font=cjk or font, fill=color, anchor="ls")
+                other = fonts.face_font(face, size, weight) if face != "roboto" else None
+                draw.text((pen, baseline), run, font=other or font, fill=color, anchor="ls")
             pen += fonts.run_width(run, face, size, weight)
         x_end = x + width
     return x_end, baseline
