@@ -409,6 +409,48 @@ def test_a_list_whose_rows_run_into_its_bottom_edge_says_more_may_follow() -> No
     assert "more may follow" not in end_line, end_line
 
 
+def _cards(*spans: tuple[int, int], left: int = 0, right: int = 1080, prefix: str = "Alarm") -> str:
+    return "".join(_node("android.widget.FrameLayout", f"[{left},{top}][{right},{bottom}]", clickable=True,
+                         children=_node("android.widget.TextView", f"[{left},{top}][{right},{top + 50}]",
+                                        text=f"{prefix} {i}"))
+                   for i, (top, bottom) in enumerate(spans))
+
+
+def _scroll_line(xml: str, role: str = "scroll") -> str:
+    element_map = build_element_map(_screen(xml))
+    return _line(element_map, next(e for e in element_map.elements if e.role == role))
+
+
+def test_every_list_cut_short_of_its_edge_says_more_may_follow() -> None:
+    """Issue 25: the Clock's alarm list, cut off with 9 alarms below, said nothing (its rows stop at its padding,
+    336 px above its edge, the last one cut short); neither did Keep's staggered grid (columns in a wrapper) nor
+    a web page."""
+    alarms = _node("androidx.recyclerview.widget.RecyclerView", "[0,231][1080,2064]", scrollable=True,
+                   children=_cards((252, 660), (692, 1100), (1132, 1540), (1572, 1728)))
+    assert "more may follow; scroll to see" in _scroll_line(alarms)
+    column = _node("android.widget.LinearLayout", "[32,262][529,2022]",
+                   children=_cards((262, 564), (585, 894), (915, 1251), (1272, 1600), (1621, 2022), left=32,
+                                   right=529, prefix="Note"))
+    column2 = _node("android.widget.LinearLayout", "[551,262][1048,2022]",
+                    children=_cards((262, 700), (721, 1100), (1121, 1500), (1521, 2022), left=551, right=1048,
+                                    prefix="Other"))
+    grid = _node("androidx.recyclerview.widget.RecyclerView", "[0,252][1080,2274]", scrollable=True,
+                 children=_node("android.widget.FrameLayout", "[32,262][1048,2022]", children=column + column2))
+    assert "more may follow; scroll to see" in _scroll_line(grid)
+    page = _node("android.webkit.WebView", "[0,231][1080,2274]", text="City Herald", scrollable=True,
+                 children=_cards((300, 1255), (1290, 1890), (1920, 2190), prefix="Story"))
+    assert "more may follow; scroll to see" in _scroll_line(page, role="web")
+
+
+def test_a_list_that_ends_with_room_for_more_rows_says_nothing_of_more() -> None:
+    short = _node("androidx.recyclerview.widget.RecyclerView", "[0,231][1080,2064]", scrollable=True,
+                  children=_cards((252, 660), (692, 1100)))
+    assert "more may follow" not in _scroll_line(short)
+    page = _node("android.webkit.WebView", "[0,231][1080,2274]", text="Short page", scrollable=True,
+                 children=_cards((300, 700), (720, 1000), prefix="Story"))
+    assert "more may follow" not in _scroll_line(page, role="web")
+
+
 async def test_a_conversation_is_titled_by_the_contact_not_the_letter_in_its_avatar() -> None:
     """Readers saw opened conversations reported as new screens "B" and "C"."""
     from relay_desktop.sim.apps.messages import PACKAGE as MESSAGES

@@ -18,6 +18,7 @@ from typing import Any
 from relay_desktop.perception.element_map import Element, ElementMap
 from relay_desktop.perception.hashes import layout_hash, semantic_fingerprint
 from relay_desktop.perception.labels import MAX_VALUE, humanize_id, quote, shorten
+from relay_desktop.perception.list_end import runs_past_its_edge
 from relay_desktop.perception.screen import current_dialog, focused_field
 from relay_desktop.perception.tree import UINode, WindowKind
 
@@ -34,19 +35,6 @@ def scroll_direction(node: UINode) -> str:
     if len(tops) == 1 and len(lefts) > 1:
         return "horizontal"
     return "vertical"
-
-
-def _cut_at_the_end(node: UINode, direction: str) -> bool:
-    """Whether the list's content runs into its far edge: a dump holds only the rows on screen, so a list
-    whose last row is cut by its bottom edge has more below, which the element list would otherwise hide (a
-    model took "no Priya among these contacts" for "no Priya")."""
-    # Rows, not the spacer or padding view a list ends with (it reaches the edge at the very end, too).
-    children = [c for c in node.children if not c.bounds.empty and (c.children or c.text or c.desc)]
-    if not children:
-        return False
-    if direction == "vertical":
-        return max(c.bounds.bottom for c in children) >= node.bounds.bottom - 2
-    return max(c.bounds.right for c in children) >= node.bounds.right - 2
 
 
 def id_words(element: Element) -> str:
@@ -74,8 +62,10 @@ def element_line(element: Element, *, position: bool = False) -> str:
     if element.role in ("scroll", "pager"):
         direction = scroll_direction(element.node)
         parts.append(direction)
-        if element.role == "scroll" and _cut_at_the_end(element.node, direction):
-            parts.append("(items reach its " + ("bottom" if direction == "vertical" else "right") +
+    if element.role in ("scroll", "web") and (element.role == "scroll" or element.node.scrollable):
+        direction = scroll_direction(element.node)
+        if runs_past_its_edge(element.node, direction):
+            parts.append("(cut at its " + ("bottom" if direction == "vertical" else "right") +
                          " edge: more may follow; scroll to see)")
     parts.extend(element.states)
     if position:
