@@ -36,6 +36,11 @@ def compose_windows(phone: VirtualPhone) -> list[Window]:
         windows.append(Window("divider", SYSTEM_UI, divider, split.divider))
 
     _apply_focus(phone, windows)
+    # The floating text-selection toolbar: a popup of the focused app, over its windows, under the keyboard.
+    toolbar = phone.input.editing.toolbar_window(phone, phone.current_activity().app.package,
+                                                 phone.input.toolbar_item)
+    if toolbar is not None:
+        windows.append(toolbar)
 
     if phone.system_dialog is not None:
         windows.append(system_dialog_window(phone, phone.system_dialog, app_frame.inset(0, status_h, 0, 0)))
@@ -107,6 +112,7 @@ def _task_windows(phone: VirtualPhone, activity: Activity, frame: Rect, status_h
 def _apply_focus(phone: VirtualPhone, windows: list[Window]) -> None:
     """Mark the focused text field; if it is gone from the screen, drop focus and the keyboard."""
     if phone.focus_key is None:
+        phone.input.editing.detach()
         return
     for window in reversed(windows):
         if window.unfocused:
@@ -114,7 +120,9 @@ def _apply_focus(phone: VirtualPhone, windows: list[Window]) -> None:
         for view in window.root.walk():
             if view.editable and view.identity == phone.focus_key and not view.visible.empty:
                 view.focused = True
+                phone.input.editing.attach(view)   # its cursor and selection, drawn by the field's painter
                 return
+    phone.input.editing.detach()
     phone.focus_key = None
     phone.keyboard_shown = False
 

@@ -77,6 +77,12 @@ def _note(p: Pen) -> None:
         p.line([(8, y), (right, y)], w=1.7)
 
 
+@_icon("content_copy")
+def _content_copy(p: Pen) -> None:
+    p.line([(4, 17), (4, 4), (15, 4)], w=2)          # the sheet behind
+    p.rect(8, 7.5, 20, 21.5, radius=1.5, w=2)         # the copy in front
+
+
 @_icon("alarm")
 def _alarm(p: Pen) -> None:
     p.circle(12, 13, 7.6, w=2)

@@ -2,9 +2,10 @@
 
 Touches go to the topmost window under the finger (system bars, keyboard, dialog, then the app), and
 inside it to the topmost enabled view that takes touches. A dialog is modal: a touch outside it cancels
-it. Text goes to the focused field. In split screen a touch in a half gives that app focus (keys, text and
-BACK go to it from then on), a dialog is modal within its half only, and a drag of the divider moves it
-(see split_screen.py).
+it. Text goes to the focused field, at its cursor (see text_selection.py: a tap moves the cursor, a long press
+selects a word and shows the floating toolbar, typing replaces the selection). In split screen a touch in a
+half gives that app focus (keys, text and BACK go to it from then on), a dialog is modal within its half only,
+and a drag of the divider moves it (see split_screen.py).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from relay_desktop.sim.gboard_suggestions import pick
 from relay_desktop.sim.system_dialog import SYSTEM_DIALOG_PACKAGES
+from relay_desktop.sim.text_selection import COPY, CUT, PASTE, SELECT_ALL, TextEditing, field_layout, word_around
 from relay_desktop.sim.views import View, Window, hit_test, scroll_container_at
 
 if TYPE_CHECKING:
@@ -29,6 +31,7 @@ log = logging.getLogger(__name__)
 
 KEY_HOME, KEY_BACK, KEY_TAB, KEY_SPACE, KEY_ENTER, KEY_DEL = 3, 4, 61, 62, 66, 67
 KEY_ESCAPE, KEY_APP_SWITCH, KEY_NUMPAD_ENTER, KEY_PASTE = 111, 187, 160, 279
+KEY_DPAD_LEFT, KEY_DPAD_RIGHT, KEY_FORWARD_DEL, KEY_MOVE_HOME, KEY_MOVE_END = 21, 22, 112, 122, 123
 _CHAR_KEYS = {**{7 + d: str(d) for d in range(10)}, **{29 + i: chr(97 + i) for i in range(26)},
               55: ",", 56: ".", 68: "`", 69: "-", 70: "=", 71: "[", 72: "]", 73: "\\", 74: ";", 75: "'",
               76: "/", 77: "@", 81: "+"}
@@ -41,6 +44,7 @@ def _takes_touch(view: View) -> bool:
 class InputDispatcher:
     def __init__(self, phone: VirtualPhone) -> None:
         self.phone = phone
+        self.editing = TextEditing()     # the focused field's cursor, selection and floating toolbar
 
     async def _delay(self) -> None:
         if self.phone.config.realism.input_seconds:
@@ -66,6 +70,11 @@ class InputDispatcher:
     async def tap(self, x: float, y: float) -> None:
         await self._delay()
         window = self._window_at(x, y)
+        if self.editing.toolbar and (window is None or window.kind != "popup"):
+            # A touch anywhere but on the floating toolbar puts it away (and goes on to what is under it).
+            self.editing.toolbar = False
+            self.phone.invalidate()
+            window = self._window_at(x, y)
         if window is None:
             return
         self._touch_down(window)
@@ -80,6 +89,10 @@ class InputDispatcher:
         if target is None:
             return
         if target.editable:
+            if target.select_all_on_focus and not target.focused:
+                self.editing.place(target, 0, len(target.text))
+            else:
+                self.editing.place(target, field_layout(self.phone, target).offset_at(x, y))
             self.phone.focus_key = target.identity
             self.phone.keyboard_shown = True
         elif target.on_touch is not None:
@@ -141,7 +154,9 @@ class InputDispatcher:
             return
         self._touch_down(window)
         target = hit_test(window.root, x, y, lambda v: v.enabled and v.long_clickable)
-        if target is not None and target.on_long_click is not None:
+        if target is not None and target.editable:
+            self._select_word(target, x, y)
+        elif target is not None and target.on_long_click is not None:
             self._invoke(window.package, target.on_long_click)
             self.phone.invalidate()
 
@@ -158,10 +173,14 @@ class InputDispatcher:
         elif code in (KEY_ENTER, KEY_NUMPAD_ENTER):
             self._enter()
         elif code == KEY_DEL:
-            self._edit(lambda text: text[:-1])
+            self._replace_selection("", delete_back=True)
+        elif code == KEY_FORWARD_DEL:
+            self._replace_selection("", delete_forward=True)
+        elif code in (KEY_DPAD_LEFT, KEY_DPAD_RIGHT, KEY_MOVE_HOME, KEY_MOVE_END):
+            self._move_cursor(code)
         elif code == KEY_SPACE:
             self._insert(" ")
-        elif code == KEY_PASTE:
+        elif code == KEY_PASTE and self.phone.clipboard:   # nothing to paste leaves the selection alone
             self._insert(self.phone.clipboard)
         elif code == KEY_TAB:
             self._focus_next()
@@ -243,7 +262,60 @@ class InputDispatcher:
         self.phone.invalidate()
 
     def _insert(self, text: str) -> None:
-        self._edit(lambda current: current + text)
+        self._replace_selection(text)
+
+    def _replace_selection(self, text: str, delete_back: bool = False, delete_forward: bool = False) -> None:
+        """Typed text replaces the selection (an empty one is the cursor); DEL / FORWARD_DEL with nothing
+        selected take the character before / after the cursor."""
+        field = self.focused_field()
+        if field is None or field.on_text is None or not field.enabled:
+            return
+        new_text, cursor = self.editing.replaced(field, text, delete_back, delete_forward)
+        self._invoke(self.phone.current_activity().app.package, field.on_text, new_text)
+        self.editing.place(field, cursor)
+        self.editing.text = new_text     # the app may change it further: then the cursor goes to its end
+        self.phone.invalidate()
+
+    def _move_cursor(self, code: int) -> None:
+        """DPAD_LEFT/RIGHT move the cursor a character; MOVE_HOME/END to the start/end of its line (Android's
+        ArrowKeyMovementMethod: of the line on screen, not of the whole text)."""
+        field = self.focused_field()
+        if field is None:
+            return
+        start, end = self.editing.sync(field)
+        text = field_layout(self.phone, field)
+        line = text.line_of(end)
+        line_start = text.starts[line]
+        offsets = {KEY_DPAD_LEFT: max(0, min(start, end) - 1) if start == end else min(start, end),
+                   KEY_DPAD_RIGHT: min(len(field.text), end + 1) if start == end else max(start, end),
+                   KEY_MOVE_HOME: line_start, KEY_MOVE_END: line_start + len(text.lines[line])}
+        self.editing.place(field, offsets[code])
+        self.phone.invalidate()
+
+    def _select_word(self, field: View, x: float, y: float) -> None:
+        """A long press in a field focuses it, selects the word under the finger and shows the floating toolbar."""
+        self.phone.focus_key = field.identity
+        self.phone.keyboard_shown = True
+        start, end = word_around(field.text, field_layout(self.phone, field).offset_at(x, y))
+        self.editing.place(field, start, end, toolbar=True)
+        self.phone.invalidate()
+
+    def toolbar_item(self, title: str) -> None:
+        """An item of the floating text-selection toolbar was tapped."""
+        field = self.focused_field()
+        self.editing.toolbar = False
+        if field is not None:
+            if title in (CUT, COPY):
+                self.phone.clipboard = self.editing.selected(field) or self.phone.clipboard
+                if title == CUT:
+                    self._replace_selection("")
+                else:
+                    self.editing.place(field, max(self.editing.start, self.editing.end))
+            elif title == PASTE:
+                self._replace_selection(self.phone.clipboard)
+            elif title == SELECT_ALL:
+                self.editing.place(field, 0, len(field.text), toolbar=True)
+        self.phone.invalidate()
 
     def _edit(self, change: object) -> None:
         field = self.focused_field()
@@ -278,7 +350,7 @@ class InputDispatcher:
         """A key on the on-screen keyboard was tapped."""
         phone = self.phone
         if name == "DEL":
-            self._edit(lambda text: text[:-1])
+            self._replace_selection("", delete_back=True)
         elif name == "SHIFT":
             phone.keyboard_shift = not phone.keyboard_shift
         elif name == "SYMBOLS":

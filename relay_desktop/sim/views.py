@@ -127,6 +127,8 @@ class View:
     on_text: Callable[[str], None] | None = None         # EditText: the new full text
     on_submit: Callable[[], None] | None = None          # EditText: IME action / ENTER
     key: str = ""               # identity across rebuilds (focus, scroll); defaults to id
+    selection: tuple[int, int] | None = None   # focused EditText: selected offsets (start, end); equal = the cursor
+    select_all_on_focus: bool = False           # EditText: android:selectAllOnFocus (Chrome's omnibox)
 
     # Filled in by layout():
     bounds: Rect = EMPTY        # full rectangle
@@ -312,7 +314,7 @@ class Window:
     windows (in that z-order); the system bars are drawn but, as with the on-device ``uiautomator dump``, not
     dumped."""
 
-    kind: Literal["app", "dialog", "divider", "ime", "toast", "notification", "status_bar", "nav_bar"]
+    kind: Literal["app", "dialog", "popup", "divider", "ime", "toast", "notification", "status_bar", "nav_bar"]
     package: str
     root: View
     frame: Rect
@@ -322,4 +324,4 @@ class Window:
 
     @property
     def dumped(self) -> bool:
-        return self.kind in ("app", "dialog", "divider", "ime", "notification")
+        return self.kind in ("app", "dialog", "popup", "divider", "ime", "notification")

@@ -271,8 +271,9 @@ class Chrome(App):
             shown = query if query is not None else "" if url.startswith("chrome://") else _bare(url).split("/")[0]
             text = activity.state.get("omnibox")
             field = ui.edit_text("url_bar", shown if text is None else text, hint="Search or type URL",
-                                 variant="search", on_change=lambda new: self._omnibox(activity, shown, new),
+                                 variant="search", on_change=lambda new: self._omnibox(activity, new),
                                  on_submit=lambda: self._go(activity, "omnibox"))
+            field.select_all_on_focus = True    # Chrome selects the whole URL as the omnibox takes focus
             field.style.bg, field.padding, field.height = SURFACE_CONTAINER, ui.pad(4, 0, 12, 0), ui.dp(48)
             field.weight = 1
             secure = url.startswith("https://") and query is None and page_at(url, self.pages) is not None
@@ -288,10 +289,7 @@ class Chrome(App):
         return View(cls="android.widget.LinearLayout", id="toolbar", orientation="h", children=children,
                     height=ui.dp(64), padding=ui.pad(4, 8), gap=ui.dp(4), style=Style(bg=SURFACE))
 
-    def _omnibox(self, activity: Activity, shown: str, new: str) -> None:
-        # Chrome selects the whole URL when the omnibox takes focus, so the first edit replaces it.
-        if activity.state.get("omnibox") is None and shown:
-            new = new[len(shown):] if new.startswith(shown) else ""
+    def _omnibox(self, activity: Activity, new: str) -> None:
         activity.state["omnibox"] = new
 
     def _go(self, activity: Activity, key: str) -> None:

@@ -246,8 +246,7 @@ class Clock(App):
         """Open the picker in keyboard-input mode, Hour focused, as Clock's keyboard picker opens."""
         state = activity.state
         state.update(edit_id=alarm.id if alarm else None, hour=f"{alarm.hour:02d}" if alarm else "",
-                     minute=f"{alarm.minute:02d}" if alarm else "", time_error=False, seen_focus=None,
-                     select_all=None)
+                     minute=f"{alarm.minute:02d}" if alarm else "", time_error=False)
         self.phone.focus_key = "input_hour"
         self.phone.keyboard_shown = True
         self.show_dialog(activity, "time")
@@ -255,10 +254,6 @@ class Clock(App):
     def time_dialog(self, activity: Activity) -> View:
         ui = self.ui
         state = activity.state
-        # A field that gains focus has its text selected (selectAllOnFocus), so typing replaces "08".
-        if self.phone.focus_key != state.get("seen_focus"):
-            state["seen_focus"] = state["select_all"] = self.phone.focus_key
-
         def field(name: str) -> View:
             # No hint: as in AOSP's TextInputTimePickerView the captions sit under the fields instead.
             view = ui.edit_text(f"input_{name}", state[name], hint="", on_change=self._typed(activity, name),
@@ -266,6 +261,7 @@ class Clock(App):
             view.weight, view.height, view.padding = 1, ui.dp(72), ui.pad(12, 6)
             view.style.size, view.style.align, view.style.radius = ui.sp(40), "center", ui.dp(8)
             view.style.bg, view.style.accent = FIELD_BG, ACCENT
+            view.select_all_on_focus = True   # a field that gains focus has its text selected: typing replaces "08"
             return view
 
         def caption(text: str, id: str) -> View:
@@ -296,12 +292,6 @@ class Clock(App):
     def _typed(self, activity: Activity, name: str) -> Callable[[str], None]:
         def set_value(value: str) -> None:
             state = activity.state
-            old = state[name]
-            if value == old:
-                return  # an empty insert (e.g. pasting nothing) leaves the selection alone
-            if state.get("select_all") == f"input_{name}":
-                state["select_all"] = None  # the selection is replaced by what was typed, or erased
-                value = value[len(old):] if value.startswith(old) and len(value) > len(old) else ""
             state[name] = "".join(ch for ch in value if ch.isdigit())[:2]  # number input, maxLength 2
             state["time_error"] = False
 

@@ -39,6 +39,7 @@ START_CHAT = ".ui.startchat.StartChatActivity"
 
 INCOMING_BUBBLE = (233, 236, 242)
 OUTGOING_BUBBLE = (211, 227, 253)
+SELECTED_BUBBLE = (168, 199, 250)     # a long-pressed message, while the selection bar is up
 # (number, [(minutes before the phone was reset, outgoing?, text)]), oldest conversation last.
 SEED: tuple[tuple[str, tuple[tuple[int, bool, str], ...]], ...] = (
     ("555-0142", ((1510, False, "Are you coming to the game on Saturday?"),
@@ -238,6 +239,9 @@ class Messages(App):
         bar.children.insert(1, avatar(ui, name, size=32))
         bar.children[2].id = "conversation_title"
         bar.gap = ui.dp(8)
+        selected = state.get("selected")
+        if conversation is not None and selected is not None and selected < len(conversation.messages):
+            bar = self._selection_bar(activity, conversation.messages[selected].text)
 
         draft = state["draft"]
         field_view = ui.edit_text("compose_message_text", draft, hint="Text message", variant="search",
@@ -257,7 +261,7 @@ class Messages(App):
         inset = keyboard_inset(self.phone)
         avail = (self.window_size[1] - ui.dp(24) - ui.dp(48) - ui.dp(64) - ui.dp(72)
                  - ((inset.height or 0) if inset is not None else 0))
-        items = self._stacked_from_end(activity, self._bubbles(conversation, name), avail)
+        items = self._stacked_from_end(activity, self._bubbles(activity, conversation, name), avail)
         messages = ui.scroll(items, key="messages_list", gap=4, padding=ui.pad(16, 8, 16, 8))
         body = ui.column([messages, compose], weight=1)
         return ui.screen(bar, body, bottom=inset, id="conversation_view")
@@ -268,7 +272,35 @@ class Messages(App):
             contacts.calls.append(number)   # one call log for the phone, kept by Contacts
         self.toast(f"Calling {name}…")
 
-    def _bubbles(self, conversation: Conversation | None, name: str) -> list[View]:
+    def _selection_bar(self, activity: Activity, text: str) -> View:
+        """Google Messages' top bar while a message is selected (a long press): close, and Copy."""
+        ui = self.ui
+        copy = ui.icon_button("content_copy", "Copy", lambda: self._copy(activity, text), id="action_copy_text")
+        bar = ui.app_bar("1 selected", actions=[copy], id="selection_toolbar")
+        bar.children.insert(0, ui.icon_button("close", "Close", lambda: self._unselect(activity),
+                                              id="action_mode_close_button"))
+        bar.padding, bar.gap = ui.pad(4, 8), ui.dp(8)
+        return bar
+
+    def _select(self, activity: Activity, index: int) -> None:
+        activity.state["selected"] = index
+        self.phone.invalidate()
+
+    def _unselect(self, activity: Activity) -> None:
+        activity.state.pop("selected", None)
+        self.phone.invalidate()
+
+    def _copy(self, activity: Activity, text: str) -> None:
+        self.phone.clipboard = text
+        self._unselect(activity)
+
+    def on_back(self, activity: Activity) -> bool:
+        if activity.state.get("selected") is not None:   # BACK ends the selection, not the thread
+            self._unselect(activity)
+            return True
+        return False
+
+    def _bubbles(self, activity: Activity, conversation: Conversation | None, name: str) -> list[View]:
         ui = self.ui
         items: list[View] = []
         if conversation is None or not conversation.messages:
@@ -276,18 +308,21 @@ class Messages(App):
                             color=ON_SURFACE_VARIANT, padding=ui.pad(24, 16), id="empty_conversation")]
         max_width = int(self.window_size[0] * 0.72)
         previous: Message | None = None
-        for message in conversation.messages:
+        selected = activity.state.get("selected")
+        for index, message in enumerate(conversation.messages):
             if previous is None or message.time - previous.time > timedelta(hours=1):
                 items.append(ui.text(self._when(message.time, with_time=True), size=12, align="center",
                                      color=ON_SURFACE_VARIANT, padding=ui.pad(0, 16, 0, 8), id="message_status"))
             size = ui.sp(16)
             pad_h, pad_v = ui.dp(16), ui.dp(10)
             width = min(max_width, fonts.text_width(message.text, size) + 2 * pad_h + 2)
+            bg = OUTGOING_BUBBLE if message.outgoing else INCOMING_BUBBLE
             bubble = View(cls="android.widget.TextView", id="message_text", text=message.text, width=width,
-                          padding=(pad_h, pad_v, pad_h, pad_v), long_clickable=True,
+                          padding=(pad_h, pad_v, pad_h, pad_v), long_clickable=True, selected=index == selected,
+                          on_long_click=lambda i=index: self._select(activity, i),   # type: ignore[misc]
                           align="end" if message.outgoing else "start",
                           style=Style(kind="text", size=size, radius=ui.dp(20),
-                                      bg=OUTGOING_BUBBLE if message.outgoing else INCOMING_BUBBLE))
+                                      bg=SELECTED_BUBBLE if index == selected else bg))
             if not message.outgoing:
                 bubble = View(cls="android.widget.LinearLayout", orientation="h", gap=ui.dp(8),
                               children=[self._sender(name), bubble])
