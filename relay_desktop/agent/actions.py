@@ -62,10 +62,15 @@ ACTIONS: dict[str, ActionSpec] = {spec.name: spec for spec in (
                {"element": _ELEMENT, "x": _POINT, "y": _POINT, "in_screenshot": _IN_SCREENSHOT},
                targets_element=True),
     ActionSpec("type", "Type text into a field (or secret=NAME: a secret the user saved, typed without you "
-               "ever seeing it): taps the field first when an element is given.",
+               "ever seeing it): taps the field first when an element is given. Typed text goes in at the field's "
+               "cursor, which a tap puts wherever it lands (taps do not place the cursor reliably), so in a field "
+               "that has text use clear=true to replace all of it, or replace=\"old words\" with text=\"new words\" "
+               "to change part of it (the rest of the field, line breaks included, is kept).",
                {"element": _ELEMENT, "text": {"type": "string"},
                 "secret": {"type": "string", "description": "the name of a saved secret to type instead of text"},
                 "clear": {"type": "boolean", "description": "delete the field's current text first"},
+                "replace": {"type": "string", "description": "words in the field, exactly as it shows them and "
+                                                             "found once, that text replaces"},
                 "submit": {"type": "boolean", "description": "press Enter after typing"}},
                targets_element=True),
     ActionSpec("swipe", "Drag a finger in a direction (content moves with it), from an element, from a screen "

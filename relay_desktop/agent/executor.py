@@ -130,12 +130,22 @@ class Executor:
         # Without an element the text goes to the focused field: its current text is what "clear" removes.
         field = resolved.target or focused_field(observation.element_map)
         current = field.value if field is not None else ""
-        if step.params.get("clear") and current:
-            # End, then one Delete per character: works on every Android, unlike select-all shortcuts.
-            await self._send(lambda: phone.press_keys("MOVE_END", *["DEL"] * (len(current) + 2)))
-            done.append("cleared it")
+        old = step.params.get("replace")
+        if old:
+            # Part of the field: its whole new value is typed over it, so no cursor has to be placed.
+            text = _replaced(current, str(old), text, field is not None)
+        if (step.params.get("clear") or old) and current:
+            # Every character before the cursor (Delete) and after it (Forward delete), wherever the tap put it:
+            # key presses every Android takes, unlike select-all shortcuts or line-bound Home/End.
+            count = len(current) + 2
+            await self._send(lambda: phone.press_keys(*["DEL"] * count, *["FORWARD_DEL"] * count))
+            if not old:
+                done.append("cleared it")
         if text:
             await self._send(lambda: phone.type_text(text))
+        if old:
+            done.append(f'replaced "{old}" by "{step.params.get("text", "")}"')
+        elif text:
             done.append(f"typed the saved secret {name} (its value hidden)" if name else f'typed "{text}"')
         if step.params.get("submit"):
             await self._send(lambda: phone.press_key("ENTER"))
@@ -204,3 +214,16 @@ class Executor:
         await self._send(lambda: self.phone.tap(x, y))
         return f"set to {value:g} (tapped the track at ({x},{y}))"
 
+
+def _replaced(current: str, old: str, new: str, known_field: bool) -> str:
+    """The field's value with ``old`` replaced by ``new``; a StepError unless ``old`` is there exactly once."""
+    if not known_field:
+        raise StepError("replace needs the field: give its element (or tap it first so it is focused)")
+    count = current.count(old)
+    if count == 1:
+        return current.replace(old, new)
+    shown = current if len(current) <= 300 else current[:300] + "…"
+    if count == 0:
+        raise StepError(f'"{old}" is not in the field (it holds "{shown}"); give words exactly as the field has them')
+    raise StepError(f'"{old}" appears {count} times in the field; give more of the words around the one to change '
+                    "so it appears once")
