@@ -181,3 +181,16 @@ async def test_a_long_pressed_message_offers_copy_which_puts_its_text_on_the_cli
     await adb(adb_server, sim, "shell", "input", "keyevent", "4")
     assert sim.phone.focused_activity() == (MESSAGES, THREAD)
     assert find(await dump(adb_server, sim), desc="Copy") is None
+
+
+async def test_a_conversation_row_shows_the_contacts_name_once_the_number_is_saved(
+        adb_server: AdbTestServer, sim: VirtualPhoneService) -> None:
+    messages = sim.phone.apps[MESSAGES]
+    messages.receive("+1 555-0199", "Hi, it's Dana from the pottery class", heads_up=None)  # type: ignore[attr-defined]
+    sim.phone.launch(MESSAGES)
+    assert find(await dump(adb_server, sim), text="+1 555-0199", id="conversation_name") is not None
+    sim.phone.apps["com.google.android.contacts"].add("Dana", "Ruiz", "555-0199")  # type: ignore[attr-defined]
+    sim.phone.invalidate()
+    xml = await dump(adb_server, sim)
+    assert find(xml, text="Dana Ruiz", id="conversation_name") is not None
+    assert find(xml, text="+1 555-0199", id="conversation_name") is None
