@@ -67,15 +67,16 @@ async def test_each_step_of_a_plan_has_its_own_result_with_its_target_where_it_l
 
 async def test_an_ineffective_action_is_reported_and_flagged_as_a_failed_step_check() -> None:
     def fast(n: int, request: LLMRequest) -> object:
-        return tap("e1") if n == 1 else tap("e2") if n == 2 else complete()
+        # The second screen's ids go on from the first's ("Open" was e1): "Broken" is e3.
+        return tap("e1") if n == 1 else tap("e3") if n == 2 else complete()
 
     run = await run_task(FakePhone(dead_end(), "start"), Script(fast), planning=False)
     checks = [v for v in run.of(Verification) if v.check == "step"]
     assert [c.ok for c in checks] == [True, False]
-    assert "'tap e2' changed nothing on the screen" in checks[1].reason
+    assert "'tap e3' changed nothing on the screen" in checks[1].reason
     third = run.fast_texts()[2]
-    assert "INEFFECTIVE: 'tap e2 \"Broken\"' changed nothing — neither the element list nor the picture" in third
-    assert '1. tap e2 "Broken" at (540,335) → done; no visible change. CHECK FAILED' in \
+    assert "INEFFECTIVE: 'tap e3 \"Broken\"' changed nothing — neither the element list nor the picture" in third
+    assert '1. tap e3 "Broken" at (540,335) → done; no visible change. CHECK FAILED' in \
         "\n".join(m.text for m in run.fast_requests()[2].messages)
 
 
@@ -115,7 +116,7 @@ async def test_same_element_loop_gets_diagnostic_suggestions_and_a_stuck_screen_
     phone = FakePhone(dead_end(), "start")
     run = await run_task(phone, Script(fast), planning=False)
     texts = run.fast_texts()
-    assert any('ACTION LOOP: you acted on e2 "Broken" 3 times' in t and "Is it disabled or covered" in t
+    assert any('ACTION LOOP: you acted on e3 "Broken" 3 times' in t and "Is it disabled or covered" in t
                for t in texts)
     # Four taps changed nothing: the model is told what it could do; the loop does not act on its own.
     assert "key BACK" not in phone.commands
@@ -216,7 +217,8 @@ async def test_recent_apps_is_not_taken_for_the_home_screen_coming_up_unasked() 
                "menu": Screen(LAUNCHER, [Widget("Split screen"), card])}
 
     def fast(n: int, request: LLMRequest) -> object:
-        return act({"action": "recent_apps"}) if n == 1 else tap("e1") if n == 2 else complete()
+        return act({"action": "recent_apps"}) if n == 1 else tap(element_id(request, "Example icon")) if n == 2 \
+            else complete()
 
     phone = FakePhone(screens, "app")
     phone.recents = "overview"
@@ -297,7 +299,9 @@ async def test_stale_ui_check_refuses_to_act_on_a_screen_that_changed_while_the_
 
     run = await run_task(phone, Script(fast), planning=False)
     stale = [v for v in run.of(Verification) if v.check == "stale_ui"]
-    assert stale and not stale[0].ok and 'e2 now names button "Danger", not "Next"' in stale[0].reason
+    # Ids are never reused for another element (issue 25): "Danger" has an id of its own, "Next" is just gone.
+    assert stale and not stale[0].ok and 'e2 "Next" is no longer on the screen' in stale[0].reason
+    assert "e2" not in {e.id for e in run.of(ScreenCaptured)[-1].element_map.elements}
     assert not any(c.startswith("tap") for c in phone.commands)
 
 

@@ -54,11 +54,11 @@ def _dead_end() -> dict[str, Screen]:
 
 async def test_the_note_after_a_step_that_did_nothing_asks_why_instead_of_another_element() -> None:
     def fast(n: int, request: LLMRequest) -> object:
-        return tap("e1") if n == 1 else tap("e2") if n == 2 else complete()
+        return tap("e1") if n == 1 else tap("e3") if n == 2 else complete()
 
     run = await run_task(FakePhone(_dead_end(), "start"), Script(fast), planning=False)
     third = run.fast_texts()[2]
-    assert "INEFFECTIVE: 'tap e2 \"Broken\"' changed nothing" in third
+    assert "INEFFECTIVE: 'tap e3 \"Broken\"' changed nothing" in third
     assert "try another element" not in third
     assert "Look at why" in third and "if the app lacks what the task needs, fail with the reason" in third.lower()
 

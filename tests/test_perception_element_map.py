@@ -180,7 +180,10 @@ def test_toggling_a_switch_is_one_state_change_and_keeps_the_layout_hash() -> No
 def test_a_new_screen_gets_fresh_numbers_and_a_different_hash() -> None:
     first = build_element_map(fixture(SETTINGS_TOP))
     other = build_element_map(fixture(DOUYIN), previous=first)
-    assert other.elements[0].id == "e1"
+    # Fresh numbers above every one used: never e1 again, which the settings screen's first element still is
+    # in the step results that name both screens (issue 25: "+ e82 text … and + e82 button …").
+    assert other.elements[0].id == f"e{first.next_number}"
+    assert not {e.id for e in first.elements} & {e.id for e in other.elements}
     assert layout_hash(first) != layout_hash(other)
     diff = diff_maps(first, other)
     assert len(diff.removed) == len(first) and not diff.changed

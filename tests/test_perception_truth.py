@@ -550,3 +550,53 @@ def test_two_apps_side_by_side_are_both_apps_whatever_the_divider_position() -> 
         assert {e.label for e in element_map.elements} == {"Wi-Fi", "Start chat"}, to_prompt_text(element_map)
         assert all(e.window is WindowKind.APP for e in element_map.elements)
         assert current_dialog(element_map) is None
+
+
+# ---------------------------------------------------------------- ids (issue 25)
+
+def _dialog_over(screen_nodes: str, dialog: bool) -> str:
+    nodes = screen_nodes
+    if dialog:
+        nodes = _node("android.widget.FrameLayout", "[100,800][980,1400]", rid="android:id/content",
+                      children=_node("android.widget.TextView", "[140,850][940,950]", text="Delete this alarm?")
+                      + _node("android.widget.Button", "[600,1250][940,1350]", text="Delete", clickable=True))
+    return _screen(nodes)
+
+
+def test_an_element_keeps_its_id_when_its_screen_comes_back_after_a_dialog() -> None:
+    """Issue 25: ids changed after a dialog closed over the same screen (e19 → e82 → e149 → e217), and a new
+    screen restarted at e1, so one result named two elements e82."""
+    rows = "".join(_node("android.widget.TextView", f"[0,{300 + 200 * i}][1080,{480 + 200 * i}]", text=f"Alarm {i}",
+                         clickable=True) for i in range(5))
+    screen = build_element_map(_dialog_over(rows, False))
+    dialog = build_element_map(_dialog_over(rows, True), screen)
+    back = build_element_map(_dialog_over(rows, False), dialog)
+    assert [e.id for e in back.elements] == [e.id for e in screen.elements]
+    assert not {e.id for e in dialog.elements} & {e.id for e in screen.elements}
+
+
+def test_rows_of_a_list_keep_their_ids_with_their_rows() -> None:
+    """Issue 25: ids of repeated labels ("Today") moved between rows after a scroll."""
+    def alarms(*times: str, top: int) -> str:
+        def row(i: int, time: str) -> str:
+            y = top + 300 * i
+            return _node("android.widget.LinearLayout", f"[0,{y}][1080,{y + 280}]",
+                         children=_node("android.widget.Button", f"[40,{y}][500,{y + 100}]", text=time,
+                                        clickable=True)
+                         + _node("android.widget.Button", f"[40,{y + 120}][500,{y + 200}]", text="Today",
+                                 clickable=True))
+        rows = "".join(row(i, t) for i, t in enumerate(times))
+        return _screen(_node("androidx.recyclerview.widget.RecyclerView", "[0,200][1080,2000]", scrollable=True,
+                             children=rows))
+
+    first = build_element_map(alarms("6:00", "6:30", "7:00", top=200))
+    scrolled = build_element_map(alarms("6:30", "7:00", "7:30", top=200), first)
+
+    def today_of(element_map: ElementMap, time: str) -> str:
+        time_el = element_map.find(time)[0]
+        return next(e.id for e in element_map.elements
+                    if e.label == "Today" and time_el.bounds.top < e.bounds.top < time_el.bounds.top + 300)
+
+    assert today_of(scrolled, "6:30") == today_of(first, "6:30")
+    assert today_of(scrolled, "7:00") == today_of(first, "7:00")
+    assert today_of(scrolled, "7:30") not in {e.id for e in first.elements}

@@ -65,10 +65,24 @@ class Element:
         # A field's label comes from its hint or description, never its typed value, so it stays put.
         label = self.label
         volatile = self.role == "field" or self.node.checkable or not self.label
-        return Identity(self.node.package, self.node.cls, self.node.resource_id, label, self.bounds, volatile)
+        return Identity(self.node.package, self.node.cls, self.node.resource_id, label, self.bounds, volatile,
+                        _row_key(self.sources[0]))
 
     def __repr__(self) -> str:
         return f"Element({self.id} {self.role} {self.name!r} {self.bounds.uiautomator()})"
+
+
+def _row_key(node: UINode) -> str:
+    """The first text of the list row a node is in ("" outside lists): what tells its row from the others."""
+    row = node
+    while row.parent is not None and not row.parent.scrollable:
+        row = row.parent
+    if row.parent is None:
+        return ""
+    return next((n.text or n.desc for n in row.walk() if n.text or n.desc), "")[:80]
+
+
+RECENT_IDENTITIES = 400     # elements of earlier screens an element can take its ID back from
 
 
 @dataclass(eq=False)
@@ -79,6 +93,8 @@ class ElementMap:
     next_number: int = 1                      # where the next map continues numbering new elements
     keyboard: Bounds | None = None
     truncated: int = 0                        # elements left out by the cap
+    # (id, identity) of elements of the few screens before this one that it does not show, newest first
+    recent: tuple[tuple[str, Identity], ...] = ()
     _by_id: dict[str, Element] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -265,7 +281,9 @@ def build_element_map(source: UITree | str | bytes, previous: ElementMap | None 
         truncated = len(elements) - max_elements
         elements = [e for i, e in enumerate(elements) if i in keep]
     old = [(e.id, e.identity) for e in previous.elements] if previous is not None else []
-    ids, next_number = assign_ids([e.identity for e in elements], old,
+    shown = {element_id for element_id, _ in old}
+    earlier = [(i, identity) for i, identity in (previous.recent if previous is not None else ()) if i not in shown]
+    ids, next_number = assign_ids([e.identity for e in elements], old + earlier,
                                   previous.next_number if previous is not None else 1)
     for element, element_id in zip(elements, ids, strict=True):
         element.id = element_id
@@ -273,4 +291,6 @@ def build_element_map(source: UITree | str | bytes, previous: ElementMap | None 
     for window in tree.windows:
         if window.kind is WindowKind.KEYBOARD:
             keyboard_area = window.bounds
-    return ElementMap(elements, tree, vis, next_number, keyboard_area, truncated)
+    taken = set(ids)
+    recent = tuple((i, identity) for i, identity in old + earlier if i not in taken)[:RECENT_IDENTITIES]
+    return ElementMap(elements, tree, vis, next_number, keyboard_area, truncated, recent)

@@ -12,8 +12,9 @@ keeps its ID when the next map holds the same element, matched in this order:
    least 80% of the screen matched by 1 or 2; a list row that now shows another contact is another element,
    so its ID is new and a change list never says "Julia Rossi" became "555-0139 · Mobile".
 
-Everything else gets a fresh number above every ID used so far, so an old ID is never silently reused for
-a different element. When nothing at all matches the screen is new, and numbering starts again at 1.
+Everything else gets a fresh number above every ID used so far, so an old ID is never reused for a different
+element. ``previous`` holds the last map's elements and then those of the few screens before it that it lacks,
+so the screen under a dialog gets its IDs back when the dialog closes.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ class Identity:
     label: str
     bounds: Bounds
     volatile: bool   # content expected to change: match by place as well
+    row: str = ""    # inside a list: the first text of its row ("7:30"), so a repeated "Today" stays with its row
 
 
 _SETTLED_SHARE = 0.8
@@ -75,14 +77,18 @@ def assign_ids(current: Sequence[Identity], previous: Sequence[tuple[str, Identi
             free.discard(best)
 
     if previous:
-        match(lambda e: (e.package, e.cls, e.resource_id, e.label, e.bounds))
-        match(lambda e: (e.package, e.cls, e.resource_id, e.label))
+        match(lambda e: (e.package, e.cls, e.resource_id, e.label, e.bounds, e.row))
+        # Moved: within its row when in a list (a row's "Today" is not the next row's), anywhere when not.
+        match(lambda e: (e.package, e.cls, e.resource_id, e.label, e.row))
+        match(lambda e: (e.package, e.cls, e.resource_id, e.label), lambda e: not e.row)
         settled = sum(i is not None for i in ids) >= _SETTLED_SHARE * len(current)
         match(lambda e: (e.package, e.cls, e.resource_id, e.bounds), lambda e: e.volatile or not e.label)
         if settled:
+            # Same place and label in a row whose first text changed (a ticking timer's row).
+            match(lambda e: (e.package, e.cls, e.resource_id, e.label, e.bounds))
             match(lambda e: (e.package, e.cls, e.resource_id, e.bounds, _stem(e.label)))
-    if previous and all(i is None for i in ids):
-        next_number = 1
+    # Numbers only ever go up: a result may name elements of several screens (a dialog's, then the screen
+    # under it), and one id must never stand for two of them.
     for k in range(len(current)):
         if ids[k] is None:
             ids[k] = f"e{next_number}"
