@@ -88,8 +88,12 @@ def test_quotes_inside_a_value_are_kept_not_swapped() -> None:
 
 def test_text_with_line_breaks_reads_as_lines_never_glued_words() -> None:
     xml = _screen(_node("android.widget.TextView", "[0,200][1080,600]", text="Passport\nPhone charger\n\nSunscreen"))
-    element = build_element_map(xml).elements[0]
-    assert element.label == "Passport / Phone charger / Sunscreen"
+    element_map = build_element_map(xml)
+    element = element_map.elements[0]
+    # Issue 25: " / " was taken for text by a model retyping the lines; the line breaks stay, quoted as \n.
+    assert element.label == "Passport\nPhone charger\nSunscreen"
+    assert '"Passport\\nPhone charger\\nSunscreen"' in to_prompt_text(element_map)
+    assert len(to_prompt_text(element_map).splitlines()) == 1
 
 
 async def test_a_note_preview_on_the_virtual_phone_keeps_its_lines_apart() -> None:
@@ -97,7 +101,7 @@ async def test_a_note_preview_on_the_virtual_phone_keeps_its_lines_apart() -> No
     phone.launch(KEEP)
     element_map = await _map(phone)
     packing = _one(element_map, "Packing list")
-    assert "Passport / Phone charger / Sunscreen" in packing.label, packing.label
+    assert "Passport\nPhone charger\nSunscreen" in packing.label, packing.label
 
 
 # ---------------------------------------------------------------- 2. uncut text

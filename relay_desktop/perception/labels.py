@@ -1,10 +1,11 @@
 """Roles, labels and states: how an element is named to the model in as few words as possible, without
 changing what the screen says.
 
-Labels are one line (the prompt lists one element per line): a text's own line breaks become " / ", so
-a list reads ``Passport / Phone charger`` and never ``Passport Phone charger``. A field's value keeps its
-line breaks (the prompt shows them escaped). Long text is cut at a word boundary with a note of how much
-was left out — ``…(+412 chars)`` — so the model knows to look closer instead of trusting a fragment.
+A label keeps its text's own line breaks, as a field's value does: the prompt quotes both as JSON does, so
+a note's preview reads ``"Passport\nPhone charger"`` on one prompt line, and a model retyping it types the
+line break (" / " was taken for text: "Network: Maple-Guest / Password: bluebird2024" retyped as one line).
+Long text is cut at a word boundary with a note of how much was left out — ``…(+412 chars)`` — so the model
+knows to look closer instead of trusting a fragment.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from relay_desktop.perception.tree import UINode
 MAX_LABEL = 300
 MAX_VALUE = 1000
 _SEPARATOR = " · "
-LINE_JOINER = " / "
+LINE_JOINER = "\n"      # quoted in the prompt as JSON quotes it: \\n, on one line
 
 # Checked first to last; the first suffix of the class name that matches gives the role.
 _ROLE_BY_CLASS = (
@@ -92,7 +93,8 @@ def _single_choice(node: UINode) -> bool:
 
 
 def one_line(text: str) -> str:
-    """The text on one line: its own line breaks become " / ", runs of spaces one space."""
+    """The text with runs of spaces as one space and blank lines dropped; its own line breaks stay (quoted,
+    they show as \\n)."""
     lines = (" ".join(line.split()) for line in _LINE_BREAK.split(text))
     return LINE_JOINER.join(line for line in lines if line)
 
