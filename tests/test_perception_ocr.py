@@ -287,8 +287,8 @@ def test_junk_status_bar_navigation_bar_and_keyboard_are_filtered() -> None:
         line("★ ☰", 100, 1300, 200, 1350),
         line("Back Home", 100, 2300, 400, 2380),         # below the app window: the navigation bar
     ]) == []
-    keys = [line("q w e r t y", 20, 2000, 1060, 2080)]
-    assert added_labels(keys) == ["q w e r t y"]
+    keys = [line("English (US)", 20, 2000, 1060, 2080)]      # the space bar's label
+    assert added_labels(keys) == ["English (US)"]
     assert added_labels(keys, keyboard=Bounds(0, 1500, 1080, 2274)) == []
 
 
@@ -345,12 +345,37 @@ def test_text_read_again_a_little_differently_is_not_a_change() -> None:
     it: the same rating, read from pixels a little differently each time."""
     from relay_desktop.perception import diff_maps
 
-    first = build_element_map(SCREEN, ocr=[line("4.0 (0,111)", 100, 1100, 400, 1150),
+    first = build_element_map(SCREEN, ocr=[line("Rated 4.0 (0,111)", 100, 1100, 400, 1150),
                                            line("Score 1200", 100, 1200, 400, 1250)])
-    again = build_element_map(SCREEN, previous=first, ocr=[line("4.0 (0, 1 1 1 )", 102, 1101, 402, 1151),
+    again = build_element_map(SCREEN, previous=first, ocr=[line("Rated 4.0 (0, 111 )", 102, 1101, 402, 1151),
                                                            line("Score 1300", 100, 1200, 400, 1250)])
     text = diff_maps(first, again).to_text()
     assert "4.0" not in text, text
     assert "Score 1300" in text or text == "", text      # a different number is a change (or the same id's label)
-    moved = build_element_map(SCREEN, previous=first, ocr=[line("4.0 (0,111)", 100, 1700, 400, 1750)])
-    assert "4.0" in diff_maps(first, moved).to_text()     # the same words elsewhere: something new there
+
+
+def test_junk_read_off_icons_and_edges_is_never_text() -> None:
+    """Issue 25: "UU", "4.0 (0, 1 1 1 )", "l ue · u5.51" were offered as text read from pixels."""
+    assert added_labels([
+        line("UU", 100, 1000, 200, 1050),
+        line("4.0 (0, 1 1 1 )", 100, 1100, 400, 1150),
+        line("l ue · u5.51", 100, 1200, 400, 1250),
+    ]) == []
+    assert added_labels([line("Order #SH-10421", 100, 1000, 500, 1050), line("$39.99", 100, 1100, 300, 1150),
+                         line("Calling Grace Liu…", 100, 1200, 600, 1250)]) == \
+        ["Order #SH-10421", "$39.99", "Calling Grace Liu…"]
+
+
+def test_a_text_cursor_read_as_a_letter_is_not_new_text() -> None:
+    """Issue 25: "To Omarl" (read from pixels) — the field's cursor after "Omar" read as an "l"."""
+    assert added_labels([line("Grace Liul", 50, 1702, 340, 1758)]) == []
+
+
+def test_text_seen_before_a_scroll_is_not_new_after_it() -> None:
+    """Issue 25: a product already listed was shown again as new after a scroll, read off the picture where its
+    row was cut."""
+    from relay_desktop.perception import diff_maps
+
+    first = build_element_map(SCREEN)
+    scrolled = build_element_map(SCREEN, previous=first, ocr=[line("Grace Liu", 100, 1000, 400, 1050)])
+    assert "Grace Liu" not in diff_maps(first, scrolled).to_text()

@@ -12,6 +12,7 @@ is never worth a line.
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass, field
 
 from relay_desktop.perception.element_map import Element, ElementMap
@@ -189,6 +190,10 @@ def _without_rereads(added: tuple[Element, ...],
     return tuple(kept_added), tuple(e for e in removed if not any(e is r for r in reread))
 
 
+def _words(text: str) -> str:
+    return " ".join(re.sub(r"[\W_]+", " ", text.casefold()).split())
+
+
 def _reread(old: Element, new: Element) -> bool:
     """Near the same place, much the same words, and the very same digits (a count that went up is a change)."""
     near = old.bounds.intersect(new.bounds).area >= 0.5 * max(1, min(old.bounds.area, new.bounds.area))
@@ -200,12 +205,16 @@ def _reread(old: Element, new: Element) -> bool:
 def diff_maps(before: ElementMap, after: ElementMap) -> ElementDiff:
     old = {e.id: e for e in before.elements}
     new = {e.id: e for e in after.elements}
-    # Numbering restarts on a new screen, so one ID may name two unrelated elements: that is a removal and
-    # an addition, not a change.
+    # An ID that now names an element of another kind (it cannot be reused, but a dump may change a node's
+    # class in place) is a removal and an addition, not a change.
     same = {i for i, e in new.items() if i in old and _same_kind(old[i], e)}
     added = tuple(e for e in after.elements if e.id not in same)
     removed = tuple(e for e in before.elements if e.id not in same)
     added, removed = _without_rereads(added, removed)
+    # Text read from pixels that the last screen already showed (a product's row seen before the scroll, now
+    # read off the picture where the row is cut) is nothing new.
+    seen = {_words(e.label) for e in before.elements if e.label}
+    added = tuple(e for e in added if not (is_ocr(e) and _words(e.label) in seen))
     changed = []
     for element in after.elements:
         if element.id not in same:

@@ -65,6 +65,7 @@ _TEXT_PRIORITY = 4           # as plain text from the dump, when the element cap
 _MODEL_KINDS = ("det", "rec", "cls")
 _WORD = re.compile(r"[^\W_]", re.UNICODE)
 _NON_WORD = re.compile(r"[\W_]+", re.UNICODE)
+_CURSOR_LOOKALIKES = ("l", "I", "|", "1", "!")
 
 
 class OcrUnavailableError(RuntimeError):
@@ -192,10 +193,47 @@ def is_ocr(element: Element) -> bool:
 
 
 def readable(line: OcrText) -> bool:
-    """Text rather than junk: confident enough, and at least two letters or digits (very confident, if only two)."""
+    """Text rather than junk: confident enough, at least two letters or digits (very confident, if only two),
+    and mostly real words and numbers."""
     words = len(_WORD.findall(line.text))
     floor = MIN_SHORT_CONFIDENCE if words <= MIN_WORD_CHARACTERS else MIN_CONFIDENCE
-    return line.confidence >= floor and words >= MIN_WORD_CHARACTERS
+    return line.confidence >= floor and words >= MIN_WORD_CHARACTERS and real_text(line.text)
+
+
+_TOKENS = re.compile(r"[^\W_]+(?:[.,:/'’-][^\W_]+)*", re.UNICODE)
+_NUMBER = re.compile(r"^\d+(?:[.,:/-]\d+)*$")
+_VOWELS = set("aeiouyäöüàáâãåèéêëìíîïòóôõùúûæøœ")
+REAL_SHARE = 0.6     # of a line's letters and digits that must be in real words and numbers
+
+
+def _real_token(token: str) -> bool:
+    """A number ("4.8", "12:30", "555-0104"), or a word: two letters or more with a vowel ("UU", "ue" in "l ue ·
+    u5.51" are not), in any script (a script without Latin vowels counts as words), never letters and digits
+    mixed ("u5.51")."""
+    if _NUMBER.match(token):
+        return True
+    if any(c.isdigit() for c in token):
+        # Codes and prices mix them on purpose ("SH-10421", "$12", "5G", "WELCOME10"): upper case or a dash.
+        return token.isupper() or "-" in token or token[:1].isupper()
+    letters = [c for c in token.casefold() if c.isalpha()]
+    if len(letters) < 2:
+        return False
+    if not all("a" <= c <= "z" or c in _VOWELS for c in letters):
+        return True       # another script: no vowel test
+    return any(c in _VOWELS for c in letters) and len(set(letters)) > 1
+
+
+def real_text(text: str) -> bool:
+    """Whether most of a line is real words and numbers, not noise read off icons and edges ("4.0 (0, 1 1 1 )",
+    "l ue · u5.51", "UU")."""
+    tokens = _TOKENS.findall(text)
+    total = sum(len(t) for t in tokens)
+    if not total:
+        return False
+    real = sum(len(t) for t in tokens if _real_token(t))
+    # Lone letters, and lone 0s and 1s among several tokens, are what icons and edges read as.
+    singles = sum(1 for t in tokens if (len(t) == 1 and not t.isdigit()) or (t in ("0", "1") and len(tokens) > 2))
+    return real / total >= REAL_SHARE and singles <= len(tokens) / 2
 
 
 def ocr_elements(texts: Sequence[OcrText], tree: UITree, keyboard: Bounds | None = None) -> list[Element]:
@@ -314,11 +352,21 @@ def _already_shown(text: str, box: Bounds, shown: list[UINode]) -> bool:
     here = [n for n in shown if _same_place(box, n.bounds)]
     if not here:
         return False
-    wanted = _normalise(text)
     candidates = [w for n in here for w in (n.text, n.desc, n.hint) if w]
     here.sort(key=lambda n: (n.bounds.top, n.bounds.left))
-    candidates.append(" ".join(n.text or n.desc for n in here))
-    return any(_text_similarity(wanted, _normalise(c)) >= SAME_TEXT_RATIO for c in candidates)
+    candidates.append(" ".join(n.text or n.desc or n.hint for n in here))
+    # A text cursor right after the last letter is read as one more ("To Omarl" for "To Omar|").
+    variants = {_normalise(text)}
+    if text[-1:] in _CURSOR_LOOKALIKES:
+        variants.add(_normalise(text[:-1]))
+    for wanted in variants:
+        if any(_text_similarity(wanted, _normalise(c)) >= SAME_TEXT_RATIO for c in candidates):
+            return True
+        # Every word of the line is already in what the nodes there say: nothing new.
+        said = set(" ".join(_normalise(c) for c in candidates).split())
+        if wanted and set(wanted.split()) <= said:
+            return True
+    return False
 
 
 def _same_place(box: Bounds, other: Bounds) -> bool:
