@@ -3,7 +3,7 @@ relies on, observed through the hierarchy dump and input events."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -272,8 +272,18 @@ def test_parse_time_and_until_text(phone: VirtualPhone) -> None:
     assert parse_time("24", "00") is None and parse_time("23", "60") is None and parse_time("", "5") is None
     now = phone.now().replace(hour=6, minute=0, second=0, microsecond=0)
     assert until_text(now, 7, 30) == "Alarm set for 1 hour and 30 minutes from now"
-    assert until_text(now, 6, 0) == "Alarm set for 24 hours from now"
+    assert until_text(now, 6, 0) == "Alarm set for 1 day from now"
     assert until_text(now, 5, 59) == "Alarm set for 23 hours and 59 minutes from now"
+
+
+def test_a_repeating_alarm_is_set_for_its_next_day_not_the_next_time_of_day(phone: VirtualPhone) -> None:
+    """A reader saw "Alarm set for 28 minutes from now" on a Thursday for a Wednesday-only piano alarm (issue 25)."""
+    thursday = phone.now().replace(hour=16, minute=47, second=0, microsecond=0)
+    while thursday.weekday() != 3:
+        thursday += timedelta(days=1)
+    assert until_text(thursday, 17, 15, ("Wed",)) == "Alarm set for 6 days and 28 minutes from now"
+    assert until_text(thursday, 17, 15, ("Thu", "Fri")) == "Alarm set for 28 minutes from now"
+    assert until_text(thursday, 9, 0, ("Mon",)) == "Alarm set for 3 days, 16 hours and 13 minutes from now"
 
 
 # ---------------------------------------------------------------- world clock

@@ -72,15 +72,22 @@ def days_text(days: tuple[str, ...]) -> str:
     return ", ".join(d for d in ALL_DAYS if d in days)
 
 
-def until_text(now: datetime, hour: int, minute: int) -> str:
-    """The "Alarm set for …" toast, as the real app words it after saving a one-time alarm."""
+def until_text(now: datetime, hour: int, minute: int, days: tuple[str, ...] = ()) -> str:
+    """The "Alarm set for …" toast, as the real app words it after saving or switching on an alarm: the time to
+    its next ring, on one of its repeat ``days`` when it has any (a Wednesday alarm set on a Thursday rings in
+    6 days, not in 28 minutes)."""
     target = now.replace(hour=hour, minute=minute, second=0, microsecond=0)
     if target <= now:
         target += timedelta(days=1)
+    while days and ALL_DAYS[target.weekday()] not in days:
+        target += timedelta(days=1)
     total = int((target - now).total_seconds() // 60) + (1 if (target - now).total_seconds() % 60 else 0)
-    hours, minutes = divmod(total, 60)
-    parts = [f"{n} {unit}{'' if n == 1 else 's'}" for n, unit in ((hours, "hour"), (minutes, "minute")) if n]
-    return f"Alarm set for {' and '.join(parts) or 'less than 1 minute'} from now"
+    whole_days, rest = divmod(total, 24 * 60)
+    hours, minutes = divmod(rest, 60)
+    parts = [f"{n} {unit}{'' if n == 1 else 's'}"
+             for n, unit in ((whole_days, "day"), (hours, "hour"), (minutes, "minute")) if n]
+    said = ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else (parts[0] if parts else "")
+    return f"Alarm set for {said or 'less than 1 minute'} from now"
 
 
 class Clock(App):
@@ -195,7 +202,7 @@ class Clock(App):
     def _toggle(self, alarm: Alarm) -> None:
         alarm.enabled = not alarm.enabled
         if alarm.enabled:
-            self.toast(until_text(self.phone.now(), alarm.hour, alarm.minute))
+            self.toast(until_text(self.phone.now(), alarm.hour, alarm.minute, tuple(alarm.days)))
         self.phone.invalidate()
 
     def _delete(self, alarm: Alarm) -> None:
@@ -318,7 +325,7 @@ class Clock(App):
         self.phone.keyboard_shown = False
         self.phone.focus_key = None
         self.dismiss_dialog(activity)
-        self.toast(until_text(self.phone.now(), alarm.hour, alarm.minute))
+        self.toast(until_text(self.phone.now(), alarm.hour, alarm.minute, tuple(alarm.days)))
 
 
     # ------------------------------------------------------------ the label dialog
