@@ -404,3 +404,30 @@ def test_a_tap_at_a_point_says_what_was_under_it() -> None:
     assert step_with_target(Step.of("tap", x=x, y=y), element_map) == \
         f'tap ({x},{y}) on {target.id} "{target.name}"'
     assert step_with_target(Step.of("tap", x=1, y=2000), element_map) == "tap (1,2000)"
+
+
+async def test_a_scroll_given_a_row_scrolls_its_list_by_most_of_its_height_not_the_rows(
+        adb_server: AdbTestServer, sim: VirtualPhoneService) -> None:
+    """Issue 25: a scroll in Contacts moved one row: the model named a row, and the finger moved 60% of the row."""
+    sim.phone.launch("com.google.android.contacts")
+    device = await adb_server.server().device(sim.serial)
+    swipes: list[tuple[float, ...]] = []
+    real_swipe = sim.phone.swipe
+
+    async def recording(x1: float, y1: float, x2: float, y2: float, duration_ms: int = 300) -> None:
+        swipes.append((x1, y1, x2, y2))
+        await real_swipe(x1, y1, x2, y2, duration_ms)
+
+    sim.phone.swipe = recording  # type: ignore[method-assign]
+
+    def fast(n: int, request: LLMRequest) -> object:
+        if n == 1:
+            row = element_id(request, "Bob Martinez")
+            assert row, request.messages[-1].text
+            return act({"action": "scroll", "element": row, "direction": "down"})
+        return complete()
+
+    await run_task(device, Script(fast), planning=False, timeout=40)
+    [(_, y1, _, y2)] = swipes
+    assert y1 - y2 >= 0.4 * 1400, swipes        # the list is ~1,900 px tall; a row is ~150
+

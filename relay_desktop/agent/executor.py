@@ -183,6 +183,8 @@ class Executor:
             await self._send(lambda: self.phone.swipe(*start, *end, SWIPE_MS))
             return f"{verb} {step.params['direction']} from ({start[0]},{start[1]}) to ({end[0]},{end[1]})"
         area: Bounds = resolved.target.visible if resolved.target is not None else screen
+        if step.action == "scroll" and resolved.target is not None:
+            area = _list_around(resolved.target.visible, observation) or area
         cx, cy = area.center
         dx, dy = int(area.width * 0.3) * vx, int(area.height * 0.3) * vy
         start, end = (cx - dx, cy - dy), (cx + dx, cy + dy)
@@ -227,3 +229,15 @@ def _replaced(current: str, old: str, new: str, known_field: bool) -> str:
         raise StepError(f'"{old}" is not in the field (it holds "{shown}"); give words exactly as the field has them')
     raise StepError(f'"{old}" appears {count} times in the field; give more of the words around the one to change '
                     "so it appears once")
+
+
+def _list_around(area: Bounds, observation: Observation) -> Bounds | None:
+    """The smallest scrollable container holding ``area``: a scroll given a row of a list scrolls the list by
+    most of its height, as a finger would, not by the row's (one row at a time)."""
+    x, y = area.center
+    # By its on-screen bounds: a list's "visible" part is what its rows leave uncovered.
+    lists = [e.bounds for e in observation.element_map.elements
+             if (e.role in ("scroll", "web") or e.node.scrollable) and e.bounds.contains_point(x, y)
+             and e.bounds.area >= area.area]
+    return min(lists, key=lambda b: b.area) if lists else None
+
