@@ -17,10 +17,8 @@ from collections import Counter
 from collections.abc import Sequence
 
 from relay_desktop.agent.actions import SemanticActionPlan, Step
-from relay_desktop.agent.fallback_rules import (
-    DESTRUCTIVE,
-    EFFECT_VERBS,
-    choose_app,
+from relay_desktop.agent.fallback_rules import DESTRUCTIVE, EFFECT_VERBS, choose_app, read_task, tokens
+from relay_desktop.agent.fallback_screen import (
     dismiss_button,
     element_words,
     eligible,
@@ -31,13 +29,11 @@ from relay_desktop.agent.fallback_rules import (
     on_top,
     ordinal_pick,
     overflow_button,
-    read_task,
     screen_key,
     search_box,
     sensitive,
     shown_words,
     switch_state,
-    tokens,
 )
 from relay_desktop.agent.observation import Observation
 from relay_desktop.device.models import AppInfo
@@ -62,7 +58,7 @@ class FallbackPlanner:
         self.task = " ".join(task.split())
         self.app = choose_app(self.task, apps)
         self.named_app = self.app is not None and self.app.label.split()[0] in self.task
-        self.intent = read_task(self.task, [self.app.label] if self.app is not None else [])
+        self.intent = read_task(self.task, apps)
         self._plans = 0
         self._last_step: Step | None = None
         self._last_fp: str | None = None
@@ -126,9 +122,7 @@ class FallbackPlanner:
             return Step.of("fail", reason=intent.refused), "Rule: the task asks for something this planner never does"
         if intent.leftover and not intent.has_goal:
             # Nothing in the task is something a rule can finish: wandering around would only tap at random.
-            return (Step.of("fail", reason=f"'{intent.leftover[0]}' is beyond the fallback planner's rules; "
-                                           "configure a model in Settings"),
-                    "Rule: no rule understands this task")
+            return Step.of("fail", reason=self._needs_model()), "Rule: no part of this task is a goal a rule can check"
         if self._plans >= MAX_PLANS:
             return (Step.of("fail", reason=f"{MAX_PLANS} steps without finishing; {GIVE_UP}"),
                     f"Rule: give up after {MAX_PLANS} steps without finishing")
@@ -155,7 +149,7 @@ class FallbackPlanner:
         goals = {f"toggle{i}" for i in range(len(intent.toggles))} | {f"slider{i}" for i in range(len(intent.sliders))}
         goals |= {name for name, wanted in (("search", intent.query), ("message", intent.message),
                                              ("open", intent.open_target)) if wanted}
-        if (intent.verbs & EFFECT_VERBS or intent.ordinal) and not intent.message:
+        if (intent.action or intent.ordinal) and not intent.message:
             goals.add("action")
         in_app = self.app is None or obs.app == self.app.package
         if not goals:
@@ -167,10 +161,8 @@ class FallbackPlanner:
         elif not goals <= self._done:
             return None
         if intent.leftover:
-            done = "; ".join(self._notes) or "what it understood"
-            return (Step.of("fail", reason=f"'{intent.leftover[0]}' is beyond the fallback planner's rules "
-                                           f"(done so far: {done}); configure a model in Settings"),
-                    "Rule: the parts this planner understands are done; the rest needs a model")
+            return (Step.of("fail", reason=self._needs_model()),
+                    "Rule: the parts this planner can check are done; the rest needs a model")
         summary = "; ".join(self._notes) or f"done: {self.task}"
         return Step.of("complete", summary=summary[:1].upper() + summary[1:]), "Rule: every goal of the task is reached"
 
@@ -378,6 +370,14 @@ class FallbackPlanner:
                     f"Rule: {why}, and {MAX_BACKS} backs in a row led nowhere new; give up")
         self._backs += 1
         return Step.of("back"), f"Rule: {why}; go back"
+
+    def _needs_model(self) -> str:
+        """Why the run ends short of done: the first part no rule can reach and check, and what was done."""
+        parts = self.intent.leftover
+        more = f" (and {len(parts) - 1} more part{'s' if len(parts) > 2 else ''})" if len(parts) > 1 else ""
+        done = f"; done so far: {'; '.join(self._notes)}" if self._notes else ""
+        return (f"this part needs a model: '{parts[0]}'{more}{done}; the fallback planner does not claim it is "
+                "done; configure a model in Settings")
 
     def _as_written(self, phrase: str) -> str:
         """A phrase of the task with the user's own capitals ("Wi-Fi", not "wi-fi")."""

@@ -9,18 +9,14 @@ its content words, the names it mentions, the app it needs and the goals the pla
 from __future__ import annotations
 
 import re
-from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from relay_desktop.agent.observation import LAUNCHER_HINTS, Observation
+from relay_desktop.agent.observation import LAUNCHER_HINTS
 from relay_desktop.device.models import AppInfo
-from relay_desktop.perception import Element, ElementMap, WindowKind
 
-__all__ = ["DESTRUCTIVE", "EFFECT_VERBS", "Slider", "TaskIntent", "Toggle", "choose_app", "dismiss_button",
-           "element_words", "eligible", "find_switch", "first_result", "is_title", "message_field", "on_top",
-           "ordinal_pick", "overflow_button", "read_task", "screen_key", "search_box", "sensitive", "shown_words",
-           "switch_state", "tokens"]
+__all__ = ["ACTION_VERBS", "DESTRUCTIVE", "EFFECT_VERBS", "REFUSED_VERBS", "Slider", "TaskIntent", "Toggle",
+           "choose_app", "read_task", "tokens"]
 
 STOP_WORDS = frozenset((
     "a", "an", "the", "to", "of", "in", "on", "off", "at", "for", "with", "and", "or", "then", "my", "me", "i",
@@ -40,14 +36,8 @@ DESTRUCTIVE = frozenset({"delete", "remove"})
 # The fallback planner never spends money or installs software on its own, whatever the task says.
 REFUSED_VERBS = frozenset({"buy", "purchase", "pay", "checkout", "order", "transfer", "donate", "subscribe",
                            "install", "uninstall"})
-_SENSITIVE = re.compile(r"\b(pay|payment|purchase|buy|checkout|check out|place order|order now|transfer|donate|"
-                        r"subscribe|install|uninstall|factory reset|reset|erase|sign out|log out|delete|remove|"
-                        r"send|share|post|publish|submit|call)\b", re.I)
-DISMISSIVE = ("no thanks", "not now", "cancel", "close", "dismiss", "maybe later", "later", "skip", "got it",
-              "no", "ok")
 _ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
              "eighth": 8, "ninth": 9, "tenth": 10, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4, "5th": 5}
-_CONTAINERS = ("field", "scroll", "pager", "web", "switch", "toggle", "checkbox", "slider")
 _TOKEN = re.compile(r"\d{1,2}:\d{2}|[a-z0-9]+")
 # Single quotes only count next to a non-letter, so "Carol's phone" is not a quotation.
 _QUOTED = re.compile(r"\"([^\"]{1,200})\"|“([^”]{1,200})”|(?<![A-Za-z])'([^']{1,200})'(?![A-Za-z])")
@@ -63,6 +53,7 @@ _SEARCH = re.compile(r"(?i:\b(?:search(?:\s+(?:the\s+web|online|google|the\s+int
 _PERCENT = re.compile(r"(\d{1,3})\s*%")
 _DISMISS = re.compile(r"\b(?:dismiss|close|skip)\b.*\b(?:pop-?up|dialog|banner|ad|promo\w*|offer)\b")
 # Clauses that only say where to go or what to show: being there is all they ask.
+_SENDING = frozenset({"text", "message", "send", "reply"})
 _NAVIGATING = frozenset({"start", "go", "navigate", "show", "what", "which", "where", "how", "tell", "find",
                          "look", "search", "google"})
 # Apps a task implies without naming them: (pattern on the lower-case task, labels to look for).
@@ -95,10 +86,6 @@ def tokens(text: str, *, keep_stop_words: bool = False) -> list[str]:
     return [_stem(w) for w in words if keep_stop_words or w not in STOP_WORDS]
 
 
-def element_words(element: Element) -> set[str]:
-    return set(tokens(f"{element.label} {element.hint} {element.value}"))
-
-
 @dataclass(frozen=True)
 class Toggle:
     words: tuple[str, ...]
@@ -124,13 +111,14 @@ class TaskIntent:
     message: str                    # quoted text to send
     ordinal: int                    # "the third product" → 3
     open_target: tuple[str, ...]    # words of "open X" when X is a screen, not an app
+    action: str                     # the verb of the one clause that changes something ("add", "delete")
     leftover: tuple[str, ...]       # parts of the task no rule understands: never claim those are done
     refused: str                    # why the planner will not try this task ("" = it will)
 
     @property
     def has_goal(self) -> bool:
         return bool(self.toggles or self.sliders or self.query or self.message or self.ordinal
-                    or self.open_target or self.verbs & EFFECT_VERBS)
+                    or self.open_target or self.action)
 
 
 def _quotes(task: str) -> list[str]:
@@ -160,18 +148,44 @@ def _toggle(clause: str) -> Toggle | None:
     return None
 
 
-def read_task(task: str, app_words: Iterable[str] = ()) -> TaskIntent:
-    quotes = _quotes(task)
+def _split(marked: str) -> list[tuple[str, str]]:
+    """The task's clauses, each with the separator that follows it, so the kept ones can be put back as
+    written (a capital after "and" is a name, after "." it is not)."""
+    pieces = re.split(f"({_CLAUSES.pattern})", marked, flags=re.I)
+    return list(zip(pieces[0::2], [*pieces[1::2], ""], strict=True))
+
+
+def read_task(task: str, apps: Sequence[AppInfo] = ()) -> TaskIntent:
+    """Read the task clause by clause. Each clause becomes a goal a rule can reach and check on the screen,
+    or, when none can, a part left for a model: one in another app than the planner's (it works in one), a
+    second errand after the one action or message it tracks, a question or a bare "where to go" with no goal
+    to reach. The parts left over keep the planner from ever calling the task done."""
+    app = choose_app(task, apps)
+    quotes = iter(_quotes(task))
     marked = _QUOTED.sub(f" {_MARK} ", task)     # where each quotation was, to tell which clause carries it
-    bare = marked.replace(_MARK, " ")
-    clauses = [c for c in _CLAUSES.split(marked.casefold()) if c.strip(f" {_MARK}")]
-    firsts = [next(iter(tokens(c, keep_stop_words=True)), "") for c in clauses]
-    verbs = {w for w in firsts if w in ACTION_VERBS | REFUSED_VERBS}
-    sending = bool(verbs & {"text", "message", "send", "reply"})
-    message = quotes[0] if sending and len(quotes) == 1 else ""
-    toggles, sliders, leftover, query, open_target, ordinal = [], [], [], "", (), 0
-    for clause, first in zip(clauses, firsts, strict=True):
-        handled = first in _NAVIGATING or first in EFFECT_VERBS or bool(_DISMISS.search(clause))
+    pieces = [(c, sep, [next(quotes, "") for _ in range(c.count(_MARK))]) for c, sep in _split(marked)]
+    parts = [(i, c.casefold(), q) for i, (c, _, q) in enumerate(pieces) if c.strip(f" {_MARK}")]
+    firsts = [next(iter(tokens(c, keep_stop_words=True)), "") for _, c, _ in parts]
+    all_verbs = {w for w in firsts if w in ACTION_VERBS | REFUSED_VERBS}
+    # A clause that needs another app than the one the planner opens is not something it can do there.
+    elsewhere = [app is not None and choose_app(pieces[i][0].replace(_MARK, " "), apps) not in (None, app)
+                 for i, _, _ in parts]
+    quoted = [q for _, _, qs in parts for q in qs]
+    sending = [first in _SENDING and not away for first, away in zip(firsts, elsewhere, strict=True)]
+    carrier = next((n for n, (_, _, qs) in enumerate(parts) if qs), -1)
+    message = quoted[0] if any(sending) and len(quoted) == 1 and not elsewhere[carrier] else ""
+    toggles, sliders, left, navigating, ordinal, open_target = [], [], [], [], 0, ()
+    action, query = "", ""
+    for n, ((_, clause, _), first) in enumerate(zip(parts, firsts, strict=True)):
+        if elsewhere[n]:
+            left.append(n)
+            continue
+        effect = first in EFFECT_VERBS and not (message and n == carrier)
+        if effect and (action or message):
+            left.append(n)       # one action or message is what it tracks; a second errand is not covered
+            continue
+        action = action or (first if effect else "")
+        handled = effect or bool(_DISMISS.search(clause)) or bool(message and n == carrier)
         toggle = _toggle(clause)
         if toggle is not None:
             toggles.append(toggle)
@@ -187,28 +201,39 @@ def read_task(task: str, app_words: Iterable[str] = ()) -> TaskIntent:
         for word, number in _ORDINALS.items():
             if re.search(rf"\b{word}\s+(?!result|link)\w+", clause):
                 ordinal = number
-        handled = handled or bool(opened) or (bool(message) and _MARK in clause)
-        if not handled and tokens(clause) and not _SEARCH.search(clause):
-            leftover.append(clause.strip())
-    searched = next((m for m in (_SEARCH.search(c) for c in _CLAUSES.split(bare)) if m), None)
-    if searched is not None:
-        query = searched.group(1).strip(" .")
-    names = " ".join(q for q in quotes if q != message)
-    app_set = {w for a in app_words for w in tokens(a)}
+        searched = _SEARCH.search(pieces[parts[n][0]][0].replace(_MARK, " "))
+        if searched is not None and not query:
+            query = searched.group(1).strip(" .")
+        handled = handled or bool(opened) or bool(searched)
+        if not handled and first in _NAVIGATING:
+            navigating.append(n)
+        elif not handled and tokens(clause):
+            left.append(n)
+    app_set = set(tokens(app.label)) if app is not None else set()
     # A named app is where to go, not a word to look for inside it.
     if open_target and set(open_target) <= app_set:
         open_target = ()
-    words = (set(tokens(bare)) | set(tokens(names))) - app_set
-    entities = (_entities(bare, app_set) | set(tokens(names))) - app_set - STOP_WORDS - ACTION_VERBS
-    # Say what is left in the user's words, quotations back in place; the longest part is the main request.
-    quoted = iter(quotes)
-    leftover = sorted((re.sub(_MARK, lambda _: f"'{next(quoted, '')}'", c) for c in leftover), key=len, reverse=True)
+    if not (toggles or sliders or query or message or ordinal or open_target or action):
+        left += navigating       # "show me…", "how many…": with nothing to reach, an answer needs a model
+    dropped = {parts[n][0] for n in left}
+    kept = "".join((" " if i in dropped else c) + sep for i, (c, sep, _) in enumerate(pieces)).replace(_MARK, " ")
+    names = " ".join(q for i, (_, _, qs) in enumerate(pieces) if i not in dropped for q in qs if q != message)
+    words = (set(tokens(kept)) | set(tokens(names))) - app_set
+    entities = (_entities(kept, app_set) | set(tokens(names))) - app_set - STOP_WORDS - ACTION_VERBS
+    verbs = {first for n, first in enumerate(firsts) if first in ACTION_VERBS and n not in left}
+    # Say what is left in the user's words, quotations back in place; the first part is named first.
+    leftover = []
+    for n in sorted(left):
+        _, clause, qs = parts[n]
+        for quote in qs:
+            clause = clause.replace(_MARK, f"'{quote}'", 1)
+        leftover.append(" ".join(clause.split()))
     refused = ""
-    if verbs & REFUSED_VERBS:
-        refused = (f"the fallback planner does not {sorted(verbs & REFUSED_VERBS)[0]} anything on its own; "
+    if all_verbs & REFUSED_VERBS:
+        refused = (f"the fallback planner does not {sorted(all_verbs & REFUSED_VERBS)[0]} anything on its own; "
                    "configure a model in Settings, which asks you before any purchase")
     return TaskIntent(task, frozenset(words), frozenset(entities), frozenset(verbs), tuple(toggles),
-                      tuple(sliders), query, message, ordinal, open_target, tuple(leftover), refused)
+                      tuple(sliders), query, message, ordinal, open_target, action, tuple(leftover), refused)
 
 
 # ---------------------------------------------------------------- which app
@@ -266,137 +291,3 @@ def choose_app(task: str, apps: Sequence[AppInfo]) -> AppInfo | None:
         if match and app is not None:
             hits.append((match.start(), app))
     return min(hits, key=lambda hit: hit[0])[1] if hits else None
-
-
-# ---------------------------------------------------------------- elements
-
-def on_top(element: Element) -> bool:
-    return element.window not in (WindowKind.KEYBOARD, WindowKind.SYSTEM, WindowKind.OVERLAY)
-
-
-def eligible(element: Element) -> bool:
-    """A control the planner may tap to move on: not a field, list, switch or slider (other rules own those),
-    not disabled and not a tab that is already selected."""
-    return (element.interactive and on_top(element) and element.role not in _CONTAINERS
-            and "disabled" not in element.states and "selected" not in element.states)
-
-
-def sensitive(element: Element, intent: TaskIntent) -> bool:
-    """Would tapping this do something the task did not literally ask for (delete, send, pay, ...)?"""
-    match = _SENSITIVE.search(f"{element.label} {element.node.id_name.replace('_', ' ')}")
-    if match is None:
-        return False
-    word = match.group(1).lower()
-    if word in REFUSED_VERBS or word in ("place order", "order now", "check out", "factory reset"):
-        return True
-    return not (word in intent.verbs or (word == "send" and bool(intent.message)))
-
-
-def shown_words(element_map: ElementMap) -> set[str]:
-    """Every word on the screen (labels, field text, hints), the keyboard left out."""
-    words: set[str] = set()
-    for element in element_map.elements:
-        if on_top(element):
-            words |= element_words(element)
-    return words
-
-
-def is_title(element: Element, words: Sequence[str]) -> bool:
-    """A non-interactive text that reads exactly the given words (a screen title such as "About phone")."""
-    if element.interactive or not words or not on_top(element):
-        return False
-    return tokens(element.label.split(" · ")[0]) == list(words)
-
-
-def dismiss_button(buttons: Sequence[Element]) -> Element | None:
-    """The button that closes a pop-up without accepting anything; OK only when nothing else fits."""
-    by_label = {" ".join(re.sub(r"[^a-z ]", "", b.label.casefold()).split()): b for b in buttons if b.label}
-    for wanted in DISMISSIVE:
-        if wanted in by_label:
-            return by_label[wanted]
-    return None
-
-
-def search_box(element_map: ElementMap) -> tuple[Element | None, Element | None]:
-    """The search field, else a search button or icon that opens one."""
-    field = button = None
-    for element in element_map.elements:
-        if not on_top(element) or "disabled" in element.states:
-            continue
-        says_search = "search" in f"{element.label} {element.hint} {element.node.id_name}".casefold()
-        if element.role == "field" and says_search and field is None:
-            field = element
-        elif eligible(element) and says_search and button is None:
-            button = element
-    if field is None:
-        fields = [e for e in element_map.elements if e.role == "field" and on_top(e)]
-        focused = [e for e in fields if "focused" in e.states]
-        # A lone focused field after tapping a search icon is where the query goes.
-        field = focused[0] if len(fields) == 1 and focused else None
-    return field, button
-
-
-def first_result(element_map: ElementMap, below: Element | None) -> Element | None:
-    """The first item of the list under the search field. Only items inside a list or page count: a button
-    that floats over an empty result list ("Create contact") is not a result."""
-    edge = below.bounds.bottom if below is not None else element_map.screen.height * 0.15
-    lists = [e.node for e in element_map.elements if e.role in ("scroll", "web", "pager") and on_top(e)]
-    items = [e for e in element_map.elements if eligible(e) and e.bounds.top >= edge and e.label
-             and any(container.is_ancestor_of(e.node) for container in lists)]
-    return min(items, key=lambda e: (e.bounds.top, e.bounds.left), default=None)
-
-
-def message_field(element_map: ElementMap) -> Element | None:
-    for element in element_map.elements:
-        words = set(tokens(f"{element.label} {element.hint}"))
-        if element.role == "field" and on_top(element) and words & {"message", "reply", "chat", "compose"} \
-                and "search" not in words:
-            return element
-    return None
-
-
-def overflow_button(element_map: ElementMap) -> Element | None:
-    for element in element_map.elements:
-        if eligible(element) and element.label.casefold() in ("more options", "more", "menu", "⋮"):
-            return element
-    return None
-
-
-def ordinal_pick(element_map: ElementMap, intent: TaskIntent) -> Element | None:
-    """The Nth of a run of look-alike controls (same role and resource id), preferring those that name the
-    task's verb: "add the third product" is the third "Add to cart" button."""
-    controls = [e for e in element_map.elements if eligible(e) and e.node.resource_id]
-    with_verb = [e for e in controls if element_words(e) & intent.verbs]
-    pool = with_verb or controls
-    groups = Counter((e.role, e.node.resource_id) for e in pool)
-    runs = [key for key, count in groups.most_common() if count >= intent.ordinal]
-    if not runs:
-        return None
-    run = sorted((e for e in pool if (e.role, e.node.resource_id) == runs[0]),
-                 key=lambda e: (e.bounds.top, e.bounds.left))
-    return run[intent.ordinal - 1]
-
-
-def switch_state(element: Element) -> str:
-    """"on" or "off" for a switch or check box, "" for anything that has no such state."""
-    if "on" in element.states or "checked" in element.states:
-        return "on"
-    if "off" in element.states or "unchecked" in element.states:
-        return "off"
-    return ""
-
-
-def find_switch(element_map: ElementMap, words: Sequence[str]) -> Element | None:
-    """The switch whose label has all the words; the one with the fewest other words is the closest."""
-    matches = [e for e in element_map.elements if on_top(e) and switch_state(e) and set(words) <= element_words(e)]
-    return min(matches, key=lambda e: (len(element_words(e)), e.bounds.top), default=None)
-
-
-def screen_key(obs: Observation) -> tuple[str, ...]:
-    """What makes two looks at the phone "the same screen": app, activity and title — not the exact content,
-    so a cart badge or a toggled switch does not make an already-tried button new again."""
-    activity = obs.context.current_app.activity if obs.context.current_app is not None else ""
-    top = obs.element_map.screen.height * 0.25
-    title = next((e.label.split(" · ")[0] for e in obs.element_map.elements
-                  if not e.interactive and e.label and on_top(e) and e.bounds.top < top), "")
-    return obs.app, activity, title
