@@ -159,3 +159,21 @@ def test_the_verifier_gets_the_whole_lines_the_facts_were_read_from_within_a_bud
     for n in range(40):
         memory.add([f"Contact {n} Person{n} number 555-{1000 + n}"], 6, "contacts", [f"Person{n} · 555-{1000 + n}"])
     assert len(memory.read_text(budget=300)) < 400
+
+
+def test_a_key_the_model_made_up_is_not_kept_in_the_fact() -> None:
+    """A reader saw "- F1: F1: …": the model wrote a key for a new fact."""
+    memory = Memory()
+    memory.add(["F1: the market opens at 8 am"], 3, "chrome", ["The riverside farmers market opens at 8 am"])
+    assert memory.facts[0].key == "F1" and memory.facts[0].text == "the market opens at 8 am"
+
+
+def test_the_screen_a_fact_was_noted_on_wins_over_a_headline_seen_before() -> None:
+    """A reader: the article's line on the current screen was backed by the headline of the step before."""
+    from relay_desktop.agent.memory import Screen
+    memory = Memory()
+    headline = Screen(2, "chrome", ("Farmers market reopens on Saturday · City Herald",))
+    memory.add(["City Herald article: 'The riverside farmers market reopens this Saturday from 8 am to 1 pm.'"], 3,
+               "chrome", ["City Herald", "The riverside farmers market reopens this Saturday from 8 am to 1 pm."],
+               earlier=[headline])
+    assert memory.facts[0].evidence == "The riverside farmers market reopens this Saturday from 8 am to 1 pm."

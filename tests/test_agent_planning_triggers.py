@@ -271,8 +271,10 @@ async def test_the_initial_plan_goes_out_first_from_the_task_and_the_first_scree
     screen = text.split("The current screen", 1)[1]
     assert '"Page 0"' in screen, text               # the first screen, with nothing done before it
     acts = [r for role, r in models.requests if role == "fast" and r.contract and r.contract.name == "act"]
-    assert "approaches from the planning agent are on their way; begin with what is certain" in \
-        acts[0].messages[-1].text
+    first = acts[0].messages[-1].text
+    assert "approaches from the planning agent are on their way; begin with what is certain" in first
+    # The program's own note, not screen data (a reader: "an instruction-like note inside a data block").
+    assert "on their way" not in "".join(part.split("</screen_data>")[0] for part in first.split("<screen_data>")[1:])
     assert "on their way" not in acts[-1].messages[-1].text
     # The apps' notes still arrive, later, for the fast agent's pinned message.
     assert "Example: counts pages" in acts[-1].messages[0].text

@@ -25,6 +25,7 @@ _COMMON = frozenset({
     "both", "own", "same", "too", "yes"
 })
 MAX_GATHERED = 3     # texts of one screen that may back one fact between them
+EARLIER_MARGIN = 2   # telling words more an earlier screen's text must share to beat the current screen's
 
 
 @dataclass(frozen=True)
@@ -76,9 +77,12 @@ def match_evidence(fact: str, screens: Sequence[Screen], ignore: set[str] = froz
     needed = 1 if len(wanted) == 1 else 2
     best: tuple[int, int, int] | None = None      # (score, screen index, text index)
     for s, screen in enumerate(screens):
+        # An earlier screen wins only when clearly better: the fact was noted on the first (a headline seen a
+        # step before must not stand for the article's own line on the screen the fact was read from).
+        margin = 0 if s == 0 else EARLIER_MARGIN
         for t, text in enumerate(screen.texts):
             score = len(wanted & words_in(text))
-            if score >= needed and (best is None or score > best[0]):
+            if score >= needed and (best is None or score > best[0] + (margin if best[1] == 0 else 0)):
                 best = (score, s, t)
     if best is None:
         return None

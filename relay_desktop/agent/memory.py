@@ -123,8 +123,11 @@ class Memory:
                 continue
             key = ""
             keyed = _KEYED.match(text)
-            if keyed and any(f.key == keyed.group(1).upper() for f in self.facts):
-                key, text = keyed.group(1).upper(), keyed.group(2).strip()
+            if keyed:
+                # "F1: …" replaces F1 when there is one; a key the model made up is dropped (never "F1: F1: …").
+                text = keyed.group(2).strip()
+                if any(f.key == keyed.group(1).upper() for f in self.facts):
+                    key = keyed.group(1).upper()
             if len(text) > MAX_FACT_CHARS:
                 text = text[:MAX_FACT_CHARS - 1].rstrip() + "…"
             if any(f.text == text for f in self.facts):

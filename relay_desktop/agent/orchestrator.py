@@ -319,21 +319,22 @@ class Orchestrator:
         if guesses:
             observed.append(SUPERVISOR_GUESS + "\n" + "\n".join(f"- {g}" for g in guesses))
         driver = self.routine_driver
+        coming: list[str] = []
         if driver is not None and driver.clearing_the_way:
             pass      # the routine goes on once a pop-up is closed: no strategy for one tap
         elif not self._strategy_asked:
             self._strategy_asked = True
             await coordinator.start_initial(observation, iteration)
-            if coordinator.initial_pending:
-                # The first steps are the riskiest: the agent knows a strategy is coming and does not guess ahead.
-                observed.append(STRATEGY_ON_ITS_WAY)
+            # The first steps are the riskiest: the agent knows a strategy is coming and does not guess ahead.
+            # It is the program's own word, so it goes with the user's notes, not inside the screen's data.
+            coming = [STRATEGY_ON_ITS_WAY] if coordinator.initial_pending else []
         else:
             await coordinator.check_progress(observation, iteration, self.steps.transcript, novel=novel)
             await coordinator.adopt(iteration)       # a recovery plan it called for, before the next plan
             await self._split_screen_if_recommended()
         await coordinator.last_resort(observation, iteration)
         # ... and what the user said, which is an instruction.
-        notes = await self.reviewer.human_checks(observation)
+        notes = await self.reviewer.human_checks(observation) + coming
         await self._refresh_pinned(observation)
         plan = await self._plan(observation, diff.to_text() if diff else None, notes, observed)
         if plan is None:
