@@ -177,3 +177,15 @@ def test_the_screen_a_fact_was_noted_on_wins_over_a_headline_seen_before() -> No
                "chrome", ["City Herald", "The riverside farmers market reopens this Saturday from 8 am to 1 pm."],
                earlier=[headline])
     assert memory.facts[0].evidence == "The riverside farmers market reopens this Saturday from 8 am to 1 pm."
+
+
+def test_a_fact_about_several_rows_and_their_switches_is_backed_by_those_rows() -> None:
+    """A reader's verifier rejected a right count of alarms: the fact's quote held only "06:30 | 07:15 | 08:00",
+    without the switches' states, and said "not on it: 09, 45" though 09:45 was on that screen."""
+    memory = Memory()
+    rows = ["Alarm", "06:30", "Turn on 06:30 alarm · off", "07:15", "Turn off 07:15 alarm · on", "08:00",
+            "Turn off 08:00 alarm · on", "09:45", "Turn on 09:45 alarm · off", "21:00", "Turn off 21:00 alarm · on"]
+    memory.add(["Alarms: 06:30 off, 07:15 on, 08:00 on, 09:45 off, 21:00 on"], 4, "clock", rows)
+    line = memory.facts[0].line()
+    assert "not on it" not in line, line
+    assert "Turn" in memory.facts[0].evidence and " on" in memory.facts[0].evidence, memory.facts[0].evidence

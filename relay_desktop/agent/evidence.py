@@ -21,10 +21,10 @@ _COMMON = frozenset({
     "the", "and", "for", "are", "was", "were", "has", "have", "had", "not", "but", "you", "your", "she", "her",
     "his", "its", "they", "them", "this", "that", "with", "from", "into", "onto", "than", "then", "there", "their",
     "what", "when", "who", "will", "would", "can", "could", "should", "may", "might", "one", "two", "all", "any",
-    "our", "out", "off", "per", "via", "also", "just", "only", "very", "more", "most", "some", "such", "each",
+    "our", "out", "per", "via", "also", "just", "only", "very", "more", "most", "some", "such", "each",
     "both", "own", "same", "too", "yes"
 })
-MAX_GATHERED = 3     # texts of one screen that may back one fact between them
+MAX_GATHERED = 6     # texts of one screen that may back one fact between them (a list's rows)
 EARLIER_MARGIN = 2   # telling words more an earlier screen's text must share to beat the current screen's
 
 
@@ -62,8 +62,11 @@ def words_in(text: str) -> set[str]:
     telling = set()
     for token in _tokens(text):
         digits = sum(c.isdigit() for c in token)
-        if digits >= 2 or (not digits and len(token) >= 3 and token not in _COMMON):
+        if digits >= 2:
             telling.add(token)
+        elif not digits and len(token) >= 3 and token not in _COMMON:
+            # "alarms" and "alarm", "notes" and "note" are one word here.
+            telling.add(token[:-1] if len(token) > 4 and token.endswith("s") else token)
     return telling
 
 
@@ -93,8 +96,9 @@ def match_evidence(fact: str, screens: Sequence[Screen], ignore: set[str] = froz
     chosen = [t]
     while missing and len(chosen) < MAX_GATHERED:
         # The text that shows most of what is still missing ("07:32" for "07", "32"; not "02:32" for "32").
-        holds, back = max(((len(numbers_in(text) & missing), -i) for i, text in enumerate(screen.texts)
-                           if i not in chosen), default=(0, 1))
+        # Ties go to the text sharing more of the fact's words ("Turn off 07:15 alarm · on" over a bare "07:15").
+        holds, _, back = max(((len(numbers_in(text) & missing), len(words_in(text) & wanted), -i)
+                              for i, text in enumerate(screen.texts) if i not in chosen), default=(0, 0, 1))
         other = -back
         if not holds:
             break

@@ -340,7 +340,9 @@ class Orchestrator:
         if plan is None:
             state.count_error("no usable plan")
             return observation
-        screen_texts = [" · ".join(p for p in (e.label, e.value) if p) for e in observation.element_map.elements]
+        # With their states: "alarm 07:15 is on" is backed by 'Turn off 07:15 alarm · on', not the bare label.
+        screen_texts = [" · ".join(p for p in (e.label, e.value, *e.states) if p)
+                        for e in observation.element_map.elements]
         if plan.remember:
             self.memory.add(plan.remember, iteration, observation.app, screen_texts)
             self.conversation.facts = as_data(self.memory.text())
