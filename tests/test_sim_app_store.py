@@ -322,3 +322,14 @@ async def test_cart_stepper_stays_between_one_and_ten(phone: VirtualPhone, drive
     assert await ids(driver, "total") == ["$299.90"]
     await tap_on(driver, desc="Decrease quantity of Yoga Mat")
     assert shop(phone).cart == {3: 9}
+
+
+async def test_a_deal_reads_its_price_before_the_old_one(phone: VirtualPhone, driver: PhoneDriver) -> None:
+    """Issue 25: the Shop's label put "was $159.99" before the price."""
+    from relay_desktop.perception import build_element_map, to_prompt_text
+
+    await open_shop(driver)
+    await scroll_to(driver, text="Smart Watch")
+    text = to_prompt_text(build_element_map(await driver.dump_hierarchy()))
+    watch = text[text.index("Smart Watch"):]
+    assert watch.index("$129.99") < watch.index("$159.99"), watch[:300]

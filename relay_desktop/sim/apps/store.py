@@ -243,7 +243,8 @@ class Shop(App):
         price.align = "center"
         lines = [name, rating, buy_row]
         if product.on_sale:
-            lines.insert(2, self._deal_row(product))
+            # After the price, as shops show the old price beside the new one: a model reads the price first.
+            lines.append(self._deal_row(product))
         details = View(cls="android.widget.LinearLayout", weight=1, gap=ui.dp(4), children=lines)
         card = View(cls="androidx.cardview.widget.CardView", id="product", key=f"product:{product.id}",
                     orientation="h", gap=ui.dp(12), padding=ui.pad(12), children=[self._photo(product, 96), details],
