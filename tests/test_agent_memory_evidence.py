@@ -189,3 +189,14 @@ def test_a_fact_about_several_rows_and_their_switches_is_backed_by_those_rows() 
     line = memory.facts[0].line()
     assert "not on it" not in line, line
     assert "Turn" in memory.facts[0].evidence and " on" in memory.facts[0].evidence, memory.facts[0].evidence
+
+
+def test_evidence_from_an_earlier_screen_names_that_screen_s_app() -> None:
+    """A reader: Dave's text in Messages was quoted as the proof of a fact noted in Contacts, labelled Contacts."""
+    from relay_desktop.agent.memory import Screen
+    memory = Memory()
+    text = Screen(3, "com.google.android.apps.messaging", ("Dave: Maya's new number is 555-0177, old one gone",))
+    memory.add(["Maya's new number is 555-0177"], 6, "com.google.android.contacts", ["Maya Patel", "Edit"],
+               earlier=[text])
+    assert "(screen at step 3, com.google.android.apps.messaging)" in memory.read_text()
+    assert "the screen at step 3 (com.google.android.apps.messaging) showed" in memory.facts[0].line()

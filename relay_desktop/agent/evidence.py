@@ -41,6 +41,7 @@ class Match:
     text: str                  # the backing text, whole (texts gathered from one screen joined by " | ")
     step: int                  # the step whose screen showed it
     unseen: tuple[str, ...]    # numbers of the fact that no text of that screen shows
+    app: str = ""              # the app that screen was in
 
 
 def _tokens(text: str) -> list[str]:
@@ -105,4 +106,4 @@ def match_evidence(fact: str, screens: Sequence[Screen], ignore: set[str] = froz
         chosen.append(other)
         missing -= numbers_in(screen.texts[other])
     joined = " | ".join(screen.texts[i] for i in sorted(chosen))
-    return Match(joined, screen.step, tuple(sorted(missing, key=lambda n: (fact.lower().find(n), n))))
+    return Match(joined, screen.step, tuple(sorted(missing, key=lambda n: (fact.lower().find(n), n))), screen.app)

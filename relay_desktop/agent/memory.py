@@ -55,6 +55,7 @@ class Fact:
     given: tuple[str, ...] = ()     # numbers the user's task gave
     worked_out: tuple[str, ...] = ()   # numbers the agent computed, with its inputs in the fact ("= a − b")
     progress: bool = False   # a note on how far the task has got, not something the task rests on
+    seen_in: str = ""        # the app of the screen that showed the evidence (when not the one noted in)
 
     def line(self) -> str:
         where = f"step {self.step}" + (f", {self.app}" if self.app else "")
@@ -64,6 +65,8 @@ class Fact:
             seen = f'not shown on that screen — only the user\'s task says "{shown}"'
         elif self.evidence:
             at = f" at step {self.seen_at}" if self.seen_at and self.seen_at != self.step else ""
+            if at and self.seen_in and self.seen_in != self.app:
+                at += f" ({self.seen_in})"
             seen = f'the screen{at} showed "{shown}"'
         else:
             seen = "no matching text on that screen"
@@ -160,7 +163,7 @@ class Memory:
         given = tuple(n for n in _in_order(fact_numbers & given_numbers, text) if n not in worked)
         if found is not None:
             return Fact(text, step, app, found.text, False, tuple(found.unseen), seen_at=found.step, given=given,
-                        worked_out=tuple(_in_order(worked, text)), progress=progress)
+                        worked_out=tuple(_in_order(worked, text)), progress=progress, seen_in=found.app)
         if self.task:
             by_task = match_evidence(text, [Screen(step, "", (self.task,))])
             if by_task is not None:
@@ -199,8 +202,9 @@ class Memory:
             if not fact.evidence or fact.from_task or fact.evidence in seen:
                 continue
             seen.add(fact.evidence)
+            app = fact.seen_in or fact.app
             line = f'- behind {fact.key} (screen at step {fact.seen_at or fact.step}' + \
-                   (f", {fact.app}" if fact.app else "") + f'): "{fact.evidence}"'
+                   (f", {app}" if app else "") + f'): "{fact.evidence}"'
             if used + len(line) > budget:
                 line = line[:max(0, budget - used - 1)] + "…"
                 lines.append(line)

@@ -160,8 +160,9 @@ async def read_list(driver: Driver, card_id: str, required: tuple[str, ...], *,
     for _ in range(max_swipes):
         whole = [c for c in cards(await driver.dump_hierarchy(), card_id) if all(c.get(k) for k in required)]
         fresh = [c for c in whole if c[required[0]] not in seen]
-        for card in fresh:
-            seen[card[required[0]]] = card
+        for card in whole:
+            # A card first seen cut by the edge gains what a later look shows of it (a deal's old price).
+            seen[card[required[0]]] = {**seen.get(card[required[0]], {}), **card}
         stale = 0 if fresh else stale + 1
         if stale >= 2:
             return list(seen.values())
