@@ -10,9 +10,11 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 
+from relay_desktop.agent.fallback import FallbackPlanner
 from relay_desktop.agent.fallback_rules import read_task
+from relay_desktop.agent.observation import Observation
 from relay_desktop.sim.tasks import TASKS_BY_ID
-from tests.test_agent_fallback import APPS, RUN_TIMEOUT_S, Run, _drive
+from tests.test_agent_fallback import APPS, RUN_TIMEOUT_S, Run, _drive, _node, _screen, _step, _text
 
 
 async def drive_goal(setup_task: str, goal: str) -> Run:
@@ -58,3 +60,37 @@ def test_each_part_of_a_task_is_a_goal_or_a_part_left_for_a_model() -> None:
     assert both.leftover == ("text her 'Welcome!'",)
     one = read_task("Text Bob 'late'", APPS)
     assert one.leftover == () and one.message == "late" and one.has_goal
+
+
+def _brightness(value: int) -> Observation:
+    bar = _node("Brightness level", "[60,900][1020,1000]", cls="android.widget.SeekBar",
+                extra=f'range-min="0" range-max="255" range-current="{value}"')
+    return _screen(_text("Display", "[0,100][1080,200]"), bar)
+
+
+def test_a_slider_counts_as_set_only_once_it_reads_the_wanted_position() -> None:
+    planner = FallbackPlanner("Turn the brightness down to 10%", APPS)
+    assert _step(planner, _brightness(200)).action == "tap"
+    # The tap went through but the slider did not move: not done, whatever the tap's own result says.
+    assert _step(planner, _brightness(200)).action != "complete"
+    done = _step(planner, _brightness(26))
+    assert done.action == "complete" and "10%" in done.params["summary"]
+
+
+def test_a_slider_that_reports_no_position_is_not_claimed() -> None:
+    planner = FallbackPlanner("Turn the brightness down to 10%", APPS)
+    silent = _screen(_node("Brightness level", "[60,900][1020,1000]", cls="android.widget.SeekBar"))
+    tap, then = _step(planner, silent), _step(planner, silent)
+    assert tap.action == "tap" and then.action == "fail" and "not checked" in then.params["reason"]
+
+
+def test_a_slider_that_shows_its_value_but_not_its_range_is_done_once_the_tap_moved_it() -> None:
+    planner = FallbackPlanner("Turn the brightness down to 10%", APPS)
+
+    def bar(value: int) -> Observation:
+        return _screen(f'<node text="{value}" resource-id="" class="android.widget.SeekBar" package="com.example" '
+                       'content-desc="Brightness level" clickable="true" enabled="true" bounds="[60,900][1020,1000]"/>')
+
+    assert _step(planner, bar(128)).action == "tap"
+    assert _step(planner, bar(128)).action != "complete"
+    assert _step(planner, bar(17)).action == "complete"

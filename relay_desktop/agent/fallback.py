@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from relay_desktop.agent.actions import SemanticActionPlan, Step
-from relay_desktop.agent.fallback_rules import DESTRUCTIVE, EFFECT_VERBS, choose_app, read_task, tokens
+from relay_desktop.agent.fallback_rules import DESTRUCTIVE, EFFECT_VERBS, Slider, choose_app, read_task, tokens
 from relay_desktop.agent.fallback_screen import (
     dismiss_button,
     element_words,
@@ -38,6 +38,7 @@ from relay_desktop.agent.fallback_screen import (
 from relay_desktop.agent.observation import Observation
 from relay_desktop.device.models import AppInfo
 from relay_desktop.perception import Dialog, Element, current_dialog
+from relay_desktop.perception.labels import slider_reading
 
 __all__ = ["MAX_BACKS", "MAX_PLANS", "FallbackPlanner"]
 
@@ -46,9 +47,21 @@ MAX_BACKS = 3           # backs in a row that led nowhere new
 STUCK_AFTER = 2         # steps in a row that left the screen as it was
 MAX_LAUNCHES = 2        # the first open, and one more after backing out of it or losing it
 MAX_SCROLLS = 8         # per screen, looking for what the task names
+MAX_SLIDER_TAPS = 2     # on one slider that does not read the wanted position
+SLIDER_TOLERANCE = 10   # percentage points: a tap lands within the track's padding of the wanted spot
 GIVE_UP = "the fallback planner could not find how to do this; configure a model in Settings"
 
 Decision = tuple[Step, str]
+
+
+def _position(bar: Element) -> float | None:
+    """Where a slider stands, in percent of its range; None when the screen does not say."""
+    low, high, current = slider_reading(bar.node)
+    if low is None or high is None or current is None or high <= low:
+        return None
+    return 100 * (current - low) / (high - low)
+
+
 _PAST = {"add": "added", "delete": "deleted", "remove": "removed", "send": "sent", "create": "created",
          "save": "saved", "share": "shared", "call": "called"}
 
@@ -70,6 +83,8 @@ class FallbackPlanner:
         self._scrolls: Counter[tuple[str, ...]] = Counter()
         self._scroll_end: set[tuple[str, ...]] = set()
         self._launches: Counter[str] = Counter()
+        self._slid: Counter[int] = Counter()         # taps on each slider of the task
+        self._slid_from: dict[int, float | None] = {}  # its value before the last tap
         self._done: set[str] = set()                 # goals reached: "toggle0", "slider0", "search", ...
         self._pending: set[str] = set()              # flags that hold once the step that set them succeeded
         self._result_fp: str | None = None           # screen on which the first search result was tapped
@@ -174,6 +189,17 @@ class FallbackPlanner:
             if f"toggle{i}" not in self._done and element is not None and switch_state(element) == toggle.want:
                 self._add_done({f"toggle{i}"})
                 self._notes.append(f"{self._as_written(toggle.name)} is {toggle.want}")
+        for i, slider in enumerate(intent.sliders):
+            bar = self._slider(obs, slider)
+            if f"slider{i}" in self._done or bar is None:
+                continue
+            position, value = _position(bar), slider_reading(bar.node)[2]
+            # Done when the slider reads the wanted position, not when a tap on it went through; a slider that
+            # shows its value but not its range is done once the tap moved it.
+            moved = position is None and i in self._slid_from and value not in (None, self._slid_from[i])
+            if moved or (position is not None and abs(position - slider.percent) <= SLIDER_TOLERANCE):
+                self._add_done({f"slider{i}"})
+                self._notes.append(f"{' '.join(slider.words)} set to {slider.percent}%")
         if self._result_fp is not None and obs.fingerprint != self._result_fp and "search" not in self._done:
             self._add_done({"search"})
         if self._sent_fp is not None and obs.fingerprint != self._sent_fp and "message" not in self._done:
@@ -238,14 +264,22 @@ class FallbackPlanner:
         for i, slider in enumerate(self.intent.sliders):
             if f"slider{i}" in self._done:
                 continue
-            bar = next((e for e in obs.element_map.elements if e.role == "slider" and on_top(e)
-                        and set(slider.words) <= element_words(e)), None)
+            bar = self._slider(obs, slider)
             if bar is None:
                 return None
+            if self._slid[i] and slider_reading(bar.node)[2] is None:
+                return (Step.of("fail", reason=f"tapped the '{bar.name}' slider at {slider.percent}%, but the phone "
+                                               "does not report its position, so that is not checked; "
+                                               "configure a model in Settings"),
+                        "Rule: never claim a slider position the screen does not show")
+            if self._slid[i] >= MAX_SLIDER_TAPS:
+                return (Step.of("fail", reason=f"the '{bar.name}' slider did not reach {slider.percent}% after "
+                                               f"{MAX_SLIDER_TAPS} taps; {GIVE_UP}"),
+                        f"Rule: give up after tapping the slider {MAX_SLIDER_TAPS} times")
+            self._slid[i] += 1
+            self._slid_from[i] = slider_reading(bar.node)[2]
             box = bar.visible
             x = max(box.left + 1, min(box.right - 1, box.left + round(box.width * slider.percent / 100)))
-            self._pending.add(f"slider{i}")
-            self._notes.append(f"{' '.join(slider.words)} set to {slider.percent}%")
             return (Step.of("tap", x=int(x), y=int(bar.tap[1])),
                     f"Rule: tap the '{bar.name}' slider at {slider.percent}% of its width")
         return None
@@ -344,6 +378,11 @@ class FallbackPlanner:
         ranked = [(score(e), -e.bounds.top, -e.bounds.left, i, e) for i, e in enumerate(candidates)]
         ranked = [r for r in ranked if r[0] > 0]
         return max(ranked)[4] if ranked else None
+
+    @staticmethod
+    def _slider(obs: Observation, slider: Slider) -> Element | None:
+        return next((e for e in obs.element_map.elements if e.role == "slider" and on_top(e)
+                     and set(slider.words) <= element_words(e)), None)
 
     def _scroll(self, obs: Observation) -> Decision | None:
         key = screen_key(obs)
