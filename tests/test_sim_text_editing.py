@@ -194,3 +194,14 @@ async def test_a_conversation_row_shows_the_contacts_name_once_the_number_is_sav
     xml = await dump(adb_server, sim)
     assert find(xml, text="Dana Ruiz", id="conversation_name") is not None
     assert find(xml, text="+1 555-0199", id="conversation_name") is None
+
+
+async def test_uiautomator2_finds_the_floating_toolbar_s_items(adb_server: AdbTestServer,
+                                                              sim: VirtualPhoneService) -> None:
+    """The toolbar is a popup window of the app: u2.jar's selectors search it as they do on a phone."""
+    from relay_desktop.sim.u2_selector import find as u2_find
+
+    await open_note_by_tap(adb_server, sim)
+    x, y = caret_point(sim.phone, body_view(sim), BODY.index("3B") + 1)
+    await adb(adb_server, sim, "shell", "input", "swipe", str(x), str(y), str(x), str(y), "800")
+    assert [m.view.text for m in u2_find(sim.phone.windows(), {"text": "Copy"})] == ["Copy"]

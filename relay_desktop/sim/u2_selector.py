@@ -20,7 +20,7 @@ from relay_desktop.sim.views import Rect, View, Window
 
 __all__ = ["Match", "describe", "find", "first", "obj_info"]
 
-_SEARCHED = ("app", "dialog", "divider", "ime", "notification", "status_bar", "nav_bar")
+_SEARCHED = ("app", "dialog", "popup", "divider", "ime", "notification", "status_bar", "nav_bar")
 _FOCUSABLE_WINDOWS = ("app", "dialog", "notification")
 
 
