@@ -434,7 +434,7 @@ def test_every_list_cut_short_of_its_edge_says_more_may_follow() -> None:
     assert "more may follow; scroll to see" in _scroll_line(alarms)
     column = _node("android.widget.LinearLayout", "[32,262][529,2022]",
                    children=_cards((262, 564), (585, 894), (915, 1251), (1272, 1600), (1621, 2022), left=32,
-                                   right=529, prefix="Note"))
+                                   right=529, prefix="Note"))      # both columns cut on one line
     column2 = _node("android.widget.LinearLayout", "[551,262][1048,2022]",
                     children=_cards((262, 700), (721, 1100), (1121, 1500), (1521, 2022), left=551, right=1048,
                                     prefix="Other"))
@@ -453,6 +453,11 @@ def test_a_list_that_ends_with_room_for_more_rows_says_nothing_of_more() -> None
     page = _node("android.webkit.WebView", "[0,231][1080,2274]", text="Short page", scrollable=True,
                  children=_cards((300, 700), (720, 1000), prefix="Story"))
     assert "more may follow" not in _scroll_line(page, role="web")
+    # At the end of a long list: a whole last row above a little padding (a reader saw "more may follow" beside
+    # END REACHED on the Shop's product list).
+    at_end = _node("androidx.recyclerview.widget.RecyclerView", "[0,231][1080,2064]", scrollable=True,
+                   children=_cards((231, 631), (652, 1052), (1073, 1473), (1494, 1894)))
+    assert "more may follow" not in _scroll_line(at_end)
 
 
 async def test_a_conversation_is_titled_by_the_contact_not_the_letter_in_its_avatar() -> None:
