@@ -44,7 +44,7 @@ def test_a_fact_gathered_from_several_texts_is_backed_by_them_together() -> None
     order screen shows each part as its own text."""
     order = ["Order placed", "Order #SH-10421", "1 × Bluetooth Speaker", "Total paid $39.99", "Done"]
     quoted = evidence_for("Order #SH-10421, 1 × Bluetooth Speaker, total paid $39.99", order)
-    assert quoted == "Order #SH-10421 | Total paid $39.99"
+    assert quoted == "Order #SH-10421 | 1 × Bluetooth Speaker | Total paid $39.99"
     assert evidence_for("Order #SH-10421, total paid $41.00", order) == ""     # one number not on screen
 
 
@@ -176,7 +176,9 @@ def test_the_screen_a_fact_was_noted_on_wins_over_a_headline_seen_before() -> No
     memory.add(["City Herald article: 'The riverside farmers market reopens this Saturday from 8 am to 1 pm.'"], 3,
                "chrome", ["City Herald", "The riverside farmers market reopens this Saturday from 8 am to 1 pm."],
                earlier=[headline])
-    assert memory.facts[0].evidence == "The riverside farmers market reopens this Saturday from 8 am to 1 pm."
+    evidence = memory.facts[0].evidence
+    assert "The riverside farmers market reopens this Saturday from 8 am to 1 pm." in evidence
+    assert "Farmers market reopens on Saturday" not in evidence and memory.facts[0].seen_at == 3
 
 
 def test_a_fact_about_several_rows_and_their_switches_is_backed_by_those_rows() -> None:
@@ -200,3 +202,13 @@ def test_evidence_from_an_earlier_screen_names_that_screen_s_app() -> None:
                earlier=[text])
     assert "(screen at step 3, com.google.android.apps.messaging)" in memory.read_text()
     assert "the screen at step 3 (com.google.android.apps.messaging) showed" in memory.facts[0].line()
+
+
+def test_a_fact_about_rows_quotes_their_days_too() -> None:
+    """A reader's verifier asked for proof again: a fact on weekday alarms quoted the switches, not the days."""
+    memory = Memory()
+    rows = ["06:45", "School run", "Mon, Tue, Wed, Thu, Fri", "Turn off 06:45 alarm · on", "07:00", "Dog walk",
+            "Sat, Sun", "Turn off 07:00 alarm · on"]
+    memory.add(["06:45 School run Mon, Tue, Wed, Thu, Fri is on; 07:00 Dog walk Sat, Sun is on"], 4, "clock", rows)
+    evidence = memory.facts[0].evidence
+    assert "Mon, Tue, Wed, Thu, Fri" in evidence and "Sat, Sun" in evidence, evidence

@@ -105,5 +105,14 @@ def match_evidence(fact: str, screens: Sequence[Screen], ignore: set[str] = froz
             break
         chosen.append(other)
         missing -= numbers_in(screen.texts[other])
+    # Then texts that show words of the fact no chosen text does (a row's repeat days, "Mon, Tue, Wed, Thu, Fri").
+    unsaid = wanted - set().union(*(words_in(screen.texts[i]) for i in chosen))
+    while unsaid and len(chosen) < MAX_GATHERED:
+        adds, back = max(((len(words_in(text) & unsaid), -i) for i, text in enumerate(screen.texts)
+                          if i not in chosen), default=(0, 1))
+        if adds < 2:
+            break
+        chosen.append(-back)
+        unsaid -= words_in(screen.texts[-back])
     joined = " | ".join(screen.texts[i] for i in sorted(chosen))
     return Match(joined, screen.step, tuple(sorted(missing, key=lambda n: (fact.lower().find(n), n))), screen.app)
