@@ -79,26 +79,27 @@ def match_evidence(fact: str, screens: Sequence[Screen], ignore: set[str] = froz
     if not wanted:
         return None
     needed = 1 if len(wanted) == 1 else 2
+    words = [[words_in(text) for text in screen.texts] for screen in screens]
     best: tuple[int, int, int] | None = None      # (score, screen index, text index)
     for s, screen in enumerate(screens):
         # An earlier screen wins only when clearly better: the fact was noted on the first (a headline seen a
         # step before must not stand for the article's own line on the screen the fact was read from).
         margin = 0 if s == 0 else EARLIER_MARGIN
-        for t, text in enumerate(screen.texts):
-            score = len(wanted & words_in(text))
+        for t in range(len(screen.texts)):
+            score = len(wanted & words[s][t])
             if score >= needed and (best is None or score > best[0] + (margin if best[1] == 0 else 0)):
                 best = (score, s, t)
     if best is None:
         return None
     _, s, t = best
-    screen = screens[s]
+    screen, told = screens[s], words[s]
     numbers = numbers_in(fact) - ignore
     missing = numbers - numbers_in(screen.texts[t])
     chosen = [t]
     while missing and len(chosen) < MAX_GATHERED:
         # The text that shows most of what is still missing ("07:32" for "07", "32"; not "02:32" for "32").
         # Ties go to the text sharing more of the fact's words ("Turn off 07:15 alarm · on" over a bare "07:15").
-        holds, _, back = max(((len(numbers_in(text) & missing), len(words_in(text) & wanted), -i)
+        holds, _, back = max(((len(numbers_in(text) & missing), len(told[i] & wanted), -i)
                               for i, text in enumerate(screen.texts) if i not in chosen), default=(0, 0, 1))
         other = -back
         if not holds:
@@ -106,13 +107,13 @@ def match_evidence(fact: str, screens: Sequence[Screen], ignore: set[str] = froz
         chosen.append(other)
         missing -= numbers_in(screen.texts[other])
     # Then texts that show words of the fact no chosen text does (a row's repeat days, "Mon, Tue, Wed, Thu, Fri").
-    unsaid = wanted - set().union(*(words_in(screen.texts[i]) for i in chosen))
+    unsaid = wanted - set().union(*(told[i] for i in chosen))
     while unsaid and len(chosen) < MAX_GATHERED:
-        adds, back = max(((len(words_in(text) & unsaid), -i) for i, text in enumerate(screen.texts)
-                          if i not in chosen), default=(0, 1))
+        adds, back = max(((len(told[i] & unsaid), -i) for i in range(len(screen.texts)) if i not in chosen),
+                         default=(0, 1))
         if adds < 2:
             break
         chosen.append(-back)
-        unsaid -= words_in(screen.texts[-back])
+        unsaid -= told[-back]
     joined = " | ".join(screen.texts[i] for i in sorted(chosen))
     return Match(joined, screen.step, tuple(sorted(missing, key=lambda n: (fact.lower().find(n), n))), screen.app)

@@ -12,12 +12,11 @@ is never worth a line.
 from __future__ import annotations
 
 import difflib
-import re
 from dataclasses import dataclass, field
 
 from relay_desktop.perception.element_map import Element, ElementMap
 from relay_desktop.perception.labels import MAX_LABEL, quote, shorten
-from relay_desktop.perception.ocr import is_ocr
+from relay_desktop.perception.ocr import is_ocr, normalise
 from relay_desktop.perception.render import element_line, in_system_bar
 from relay_desktop.perception.screen import current_dialog, screen_title
 from relay_desktop.perception.tree import WindowKind
@@ -190,10 +189,6 @@ def _without_rereads(added: tuple[Element, ...],
     return tuple(kept_added), tuple(e for e in removed if not any(e is r for r in reread))
 
 
-def _words(text: str) -> str:
-    return " ".join(re.sub(r"[\W_]+", " ", text.casefold()).split())
-
-
 def _reread(old: Element, new: Element) -> bool:
     """Near the same place, much the same words, and the very same digits (a count that went up is a change)."""
     near = old.bounds.intersect(new.bounds).area >= 0.5 * max(1, min(old.bounds.area, new.bounds.area))
@@ -213,8 +208,8 @@ def diff_maps(before: ElementMap, after: ElementMap) -> ElementDiff:
     added, removed = _without_rereads(added, removed)
     # Text read from pixels that the last screen already showed (a product's row seen before the scroll, now
     # read off the picture where the row is cut) is nothing new.
-    seen = {_words(e.label) for e in before.elements if e.label}
-    added = tuple(e for e in added if not (is_ocr(e) and _words(e.label) in seen))
+    seen = {normalise(e.label) for e in before.elements if e.label}
+    added = tuple(e for e in added if not (is_ocr(e) and normalise(e.label) in seen))
     changed = []
     for element in after.elements:
         if element.id not in same:

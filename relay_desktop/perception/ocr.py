@@ -32,7 +32,8 @@ if TYPE_CHECKING:
     from PIL import Image
 
 __all__ = ["DEFAULT_MAX_SIDE", "OCR_CLASS", "OCR_MISSING_NOTICE", "OCR_STATE", "OcrEngine", "OcrText",
-           "OcrUnavailableError", "is_ocr", "ocr_elements", "readable", "reading_order", "scale_to_screen"]
+           "OcrUnavailableError", "is_ocr", "normalise", "ocr_elements", "readable", "reading_order",
+           "scale_to_screen"]
 
 OCR_MISSING_NOTICE = ("OCR is off: text that the UI dump leaves out (toasts, canvases, some web pages) is not read. "
                       "Install it with: pip install 'relay-desktop[ocr]'")
@@ -356,15 +357,16 @@ def _already_shown(text: str, box: Bounds, shown: list[UINode]) -> bool:
     here.sort(key=lambda n: (n.bounds.top, n.bounds.left))
     candidates.append(" ".join(n.text or n.desc or n.hint for n in here))
     # A text cursor right after the last letter is read as one more ("To Omarl" for "To Omar|").
-    variants = {_normalise(text)}
+    variants = {normalise(text)}
     if text[-1:] in _CURSOR_LOOKALIKES:
-        variants.add(_normalise(text[:-1]))
+        variants.add(normalise(text[:-1]))
+    said = [normalise(c) for c in candidates]
+    words_said = set(" ".join(said).split())
     for wanted in variants:
-        if any(_text_similarity(wanted, _normalise(c)) >= SAME_TEXT_RATIO for c in candidates):
+        if any(_text_similarity(wanted, c) >= SAME_TEXT_RATIO for c in said):
             return True
         # Every word of the line is already in what the nodes there say: nothing new.
-        said = set(" ".join(_normalise(c) for c in candidates).split())
-        if wanted and set(wanted.split()) <= said:
+        if wanted and set(wanted.split()) <= words_said:
             return True
     return False
 
@@ -386,7 +388,8 @@ def _on_the_edge(box: Bounds, other: Bounds) -> bool:
     return grown.contains(box)
 
 
-def _normalise(text: str) -> str:
+def normalise(text: str) -> str:
+    """The words of a text, lower case, one space apart."""
     # Punctuation is where OCR and the dump differ most ("…" read as "...", "—" as "-"): compare words only.
     return _NON_WORD.sub(" ", text.casefold()).strip()
 

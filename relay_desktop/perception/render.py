@@ -59,14 +59,13 @@ def element_line(element: Element, *, position: bool = False) -> str:
             parts.append("= " + quote(shorten(element.value, MAX_VALUE)))
         elif element.hint:
             parts.append("hint " + quote(element.hint))
+    direction = scroll_direction(element.node) if element.role in ("scroll", "pager", "web") else ""
     if element.role in ("scroll", "pager"):
-        direction = scroll_direction(element.node)
         parts.append(direction)
-    if element.role in ("scroll", "web") and (element.role == "scroll" or element.node.scrollable):
-        direction = scroll_direction(element.node)
-        if runs_past_its_edge(element.node, direction):
-            parts.append("(cut at its " + ("bottom" if direction == "vertical" else "right") +
-                         " edge: more may follow; scroll to see)")
+    scrolls = element.role == "scroll" or (element.role == "web" and element.node.scrollable)
+    if scrolls and runs_past_its_edge(element.node, direction):
+        parts.append("(cut at its " + ("bottom" if direction == "vertical" else "right") +
+                     " edge: more may follow; scroll to see)")
     parts.extend(element.states)
     if position:
         parts.append("@{},{}".format(*element.tap))
