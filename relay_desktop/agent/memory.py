@@ -25,7 +25,7 @@ from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from relay_desktop.agent.evidence import Screen, match_evidence, numbers_in
+from relay_desktop.agent.evidence import Screen, match_evidence, numbers_in, words_in
 
 __all__ = ["MAX_FACTS", "MAX_FACT_CHARS", "NOTED_BY_THE_AGENT", "Fact", "Memory", "Screen", "evidence_for"]
 
@@ -33,7 +33,9 @@ MAX_FACTS = 12
 MAX_FACT_CHARS = 300
 SHOWN_EVIDENCE_CHARS = 160     # of a fact's screen text, in its line (the verifier gets more: read_text)
 RECENT_SCREENS = 3             # screens before the current one where a fact's text is looked for
-READ_BUDGET_CHARS = 1500       # the screen lines behind all facts, for the completion verifier
+READ_BUDGET_CHARS = 2000       # the screen lines behind facts and reasoning, for the completion verifier
+READ_PER_STEP = 3              # lines one step's reasoning may point at
+READ_LINE_CHARS = 300          # of one such line
 NOTED_BY_THE_AGENT = ("Facts the agent noted (its own words, not checked; each says what text the screen showed "
                       "that matches it, if any):")
 _KEYED = re.compile(r"^\s*\[?(F\d+)\]?\s*[:=–—-]\s*(.+)$", re.S)
@@ -101,6 +103,7 @@ class Memory:
         self.dropped_texts: list[str] = []     # what went to make room, newest last (the model is told)
         self._next_key = 1
         self.recent: deque[Screen] = deque(maxlen=RECENT_SCREENS)   # the screens seen before the current one
+        self.reads: list[tuple[int, str, tuple[str, ...]]] = []     # (step, app, lines its reasoning quoted)
 
     def saw(self, step: int, app: str, screen_texts: Sequence[str]) -> None:
         """A screen the agent was shown: a fact noted on a later screen may have been read on this one."""
@@ -149,6 +152,24 @@ class Memory:
         self._make_room()
         return added
 
+    def read_lines(self, step: int, app: str, screen_texts: Sequence[str], reasoning: str) -> tuple[str, ...]:
+        """Keep the screen lines the model's reasoning at ``step`` points at (a message, a notice it read), so
+        the completion verifier can check a decision made on a screen long gone. A line counts when it has
+        three telling words or more and the reasoning shares at least two and half of them: a button named in
+        passing ("tap Network & internet") is not a line read."""
+        said = words_in(reasoning)
+        scored = []
+        for index, text in enumerate(screen_texts):
+            words = words_in(text)
+            shared = len(words & said)
+            if len(words) >= 3 and shared >= 2 and 2 * shared >= len(words):
+                scored.append((-shared, index, text))
+        lines = tuple(text for _, _, text in sorted(scored)[:READ_PER_STEP])
+        lines = tuple(sorted(lines, key=list(screen_texts).index))      # in the screen's order
+        if lines:
+            self.reads.append((step, app, lines))
+        return lines
+
     def forget(self, keys: Iterable[str]) -> None:
         """Retire facts the model no longer needs (or found wrong), by key."""
         gone = {str(k).strip().strip("[]").upper() for k in keys}
@@ -193,27 +214,38 @@ class Memory:
         return "\n".join(lines)
 
     def read_text(self, budget: int = READ_BUDGET_CHARS) -> str:
-        """The screen lines the agent's facts were read from, whole, newest facts first, within ``budget``
-        characters: what the completion verifier needs to check a fact itself."""
-        lines: list[str] = []
-        used = 0
-        seen: set[str] = set()
+        """The screen lines the agent's facts were read from and its reasoning pointed at, whole, within
+        ``budget`` characters (the facts' first, then the newest reads), in step order: what the completion
+        verifier needs to check the agent's decisions itself."""
+        candidates: list[tuple[int, str]] = []      # (step, line)
         for fact in reversed(self.facts):
-            if not fact.evidence or fact.from_task or fact.evidence in seen:
+            if fact.evidence and not fact.from_task:
+                app = fact.seen_in or fact.app
+                candidates.append((fact.seen_at or fact.step, f'- behind {fact.key} (screen at step '
+                                   f'{fact.seen_at or fact.step}' + (f", {app}" if app else "") +
+                                   f'): "{fact.evidence}"'))
+        for step, app, texts in reversed(self.reads):
+            for text in texts:
+                candidates.append((step, f"- read at step {step}" + (f" ({app})" if app else "") +
+                                   f': "{_quoted(text, READ_LINE_CHARS)}"'))
+        chosen: list[tuple[int, str]] = []
+        used = 0
+        quoted: set[str] = set()
+        for step, line in candidates:
+            body = line.split('"', 1)[1]
+            if body in quoted:
                 continue
-            seen.add(fact.evidence)
-            app = fact.seen_in or fact.app
-            line = f'- behind {fact.key} (screen at step {fact.seen_at or fact.step}' + \
-                   (f", {app}" if app else "") + f'): "{fact.evidence}"'
+            quoted.add(body)
             if used + len(line) > budget:
-                line = line[:max(0, budget - used - 1)] + "…"
-                lines.append(line)
+                if budget - used > 80:
+                    chosen.append((step, line[:budget - used - 1] + "…"))
                 break
-            lines.append(line)
+            chosen.append((step, line))
             used += len(line)
-        if not lines:
+        if not chosen:
             return ""
-        return "Screen lines the agent read its facts from (quoted whole):\n" + "\n".join(reversed(lines))
+        return ("Screen lines the agent read (behind its facts, and what its reasoning pointed at; quoted "
+                "whole):\n" + "\n".join(line for _, line in sorted(chosen, key=lambda c: c[0])))
 
     def __bool__(self) -> bool:
         return bool(self.facts)
