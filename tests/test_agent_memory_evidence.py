@@ -110,6 +110,22 @@ def test_numbers_the_task_gave_and_values_the_agent_worked_out_are_shown_as_such
     assert "from the task: 200" in line and "worked out by the agent (inputs in the fact): 60" in line, line
 
 
+def test_a_count_or_total_said_in_words_is_worked_out_not_missing() -> None:
+    """Issue 25: a count the agent made ("13 products … counted") was listed as 'not on it' unless written with
+    an "=": words that say it was counted or added up mark the numbers no screen shows as worked out."""
+    memory = Memory()
+    memory.add(["Counted 13 products rated 4.5 or more on the lists seen so far"], 9, "shop",
+               ["Cast Iron Skillet · 4.8 ★ · $39.99", "Yoga Mat · 4.2 ★ · $25.00", "products rated 4.5"])
+    line = memory.facts[0].line()
+    assert "not on it" not in line and "worked out by the agent (inputs in the fact): 13" in line, line
+    memory.add(["Cart total comes to $65.00 (Yoga Mat plus Cast Iron Skillet)"], 10, "shop",
+               ["Cast Iron Skillet · 4.8 ★ · $39.99", "Yoga Mat · 4.2 ★ · $25.00"])
+    assert "worked out by the agent (inputs in the fact): 65.00" in memory.facts[1].line(), memory.facts[1].line()
+    # Without such words a number the screen lacks is still named as such: the check stays a check.
+    memory.add(["Yoga Mat costs $27.00"], 11, "shop", ["Yoga Mat · 4.2 ★ · $25.00"])
+    assert "not on it: 27.00" in memory.facts[2].line(), memory.facts[2].line()
+
+
 def test_a_fact_read_one_screen_before_a_scroll_is_backed_by_that_screen() -> None:
     """Issue 25: facts read one screen earlier were judged against the screen after a scroll."""
     from relay_desktop.agent.memory import Screen

@@ -40,6 +40,9 @@ NOTED_BY_THE_AGENT = ("Facts the agent noted (its own words, not checked; each s
                       "that matches it, if any):")
 _KEYED = re.compile(r"^\s*\[?(F\d+)\]?\s*[:=–—-]\s*(.+)$", re.S)
 _FORGET = re.compile(r"^\s*(?:forget|drop|retire)\s+\[?(F\d+)\]?\s*$", re.I)
+# Words that say the agent worked a number out (counted it, added it up) rather than read it.
+_COMPUTED = re.compile(r"\b(count(?:ed|s|ing)?|total(?:s|led|ing)?|sums?|summed|add(?:ed|s)? up|in all|altogether|"
+                       r"combined|difference|average|plus|minus|times|comes to|came to)\b", re.I)
 _PROGRESS = re.compile(r"\b(so far|progress|done:|remaining|still to do|left to do|next step|todo|to-do list "
                        r"done)\b", re.I)
 
@@ -179,6 +182,10 @@ class Memory:
         given_numbers = numbers_in(self.task) if self.task else set()
         worked = _worked_out(text)
         found = match_evidence(text, screens, ignore=given_numbers | worked)
+        if found is not None and found.unseen and _COMPUTED.search(text):
+            # "Counted 13 products …": the numbers no screen shows are the agent's result, told with its inputs.
+            worked |= set(found.unseen)
+            found = replace(found, unseen=())
         progress = bool(_PROGRESS.search(text))
         fact_numbers = numbers_in(text)
         given = tuple(n for n in _in_order(fact_numbers & given_numbers, text) if n not in worked)
