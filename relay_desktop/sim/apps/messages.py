@@ -16,9 +16,9 @@ from urllib.parse import parse_qs, unquote
 from relay_desktop.sim import fonts
 from relay_desktop.sim.app import Activity, App
 from relay_desktop.sim.apps.contacts import PACKAGE as CONTACTS
-from relay_desktop.sim.apps.contacts import avatar, open_focused, same_number
-from relay_desktop.sim.apps.messages_compose import START_CHAT, start_chat_screen
-from relay_desktop.sim.apps.messages_store import Conversation, Message, SentMessage
+from relay_desktop.sim.apps.contacts import avatar, open_focused
+from relay_desktop.sim.apps.messages_compose import START_CHAT, back_in_start_chat, start_chat_screen
+from relay_desktop.sim.apps.messages_store import Conversation, Message, SentMessage, recipients_of, same_people
 from relay_desktop.sim.apps.messages_thread import back_in_thread, thread_screen
 from relay_desktop.sim.notifications import HEADS_UP_SECONDS
 from relay_desktop.sim.ui import ON_SURFACE, ON_SURFACE_VARIANT
@@ -96,11 +96,15 @@ class Messages(App):
         return contacts.by_number(number) if contacts is not None else None
 
     def display_name(self, number: str) -> str:
+        """The contact's name, else the number; a group's names (or numbers) joined, as Messages titles it."""
+        people = recipients_of(number)
+        if len(people) > 1:
+            return ", ".join(self.display_name(person) for person in people)
         contact = self.contact_for(number)
         return contact.name if contact is not None else number
 
     def find_conversation(self, number: str) -> Conversation | None:
-        return next((c for c in self.conversations if same_number(c.number, number) or c.number == number), None)
+        return next((c for c in self.conversations if same_people(c.number, number)), None)
 
     def _conversation_for(self, number: str) -> Conversation:
         conversation = self.find_conversation(number)
@@ -124,7 +128,8 @@ class Messages(App):
     def send(self, number: str, text: str) -> None:
         conversation = self._conversation_for(number)
         conversation.messages.append(Message(text, True, self.phone.now()))
-        self.sent.append(SentMessage(conversation.number, self.display_name(number), text))
+        self.sent.append(SentMessage(conversation.number, self.display_name(conversation.number), text,
+                                     conversation.recipients or (conversation.number,)))
 
     def when(self, time: datetime, *, with_time: bool = False) -> str:
         """A message's time as the list and the thread show it: the clock today, else the day."""
@@ -148,6 +153,8 @@ class Messages(App):
         return start_chat_screen(self, activity)
 
     def on_back(self, activity: Activity) -> bool:
+        if activity.name == START_CHAT:
+            return back_in_start_chat(self, activity)
         return activity.name == THREAD and back_in_thread(self, activity)
 
     def conversation_list(self, activity: Activity) -> View:

@@ -32,6 +32,7 @@ def thread_screen(app: Messages, activity: Activity) -> View:
     conversation = app.find_conversation(number)
     if conversation is not None:
         conversation.read = True
+        number = conversation.number    # a group keeps its own order of people, however it was reached
     name = app.display_name(number)
     bar = ui.app_bar(name, up=app.finish, actions=[
         ui.icon_button("phone", "Call", lambda: _call(app, number, name), id="action_call")])
