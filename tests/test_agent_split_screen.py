@@ -215,3 +215,22 @@ async def test_the_users_message_reaches_both_halves_and_one_failing_ends_the_ru
         assert len(requests) == 2, part
         assert "USER MESSAGE (sent during the run): the password is case-sensitive" in requests[1].messages[-1].text
     assert [e.outcome for e in events if isinstance(e, RunFinished)] == ["failed"]
+
+
+async def test_an_answer_given_in_one_half_is_the_run_s_answer(adb_server: AdbTestServer,
+                                                               sim: VirtualPhoneService) -> None:
+    """Issue 25: the split-screen coordinator kept only each half's outcome and reason, so a question answered
+    in one half ended the run with no answer."""
+    def answer(part: str, request: LLMRequest) -> dict[str, Any]:
+        if part == "Keep Notes":
+            return act({"action": "complete", "summary": "Read the cabin note", "answer": "heron-Quartz-4471"})
+        return act({"action": "complete", "summary": "Nothing to do here"})
+
+    parts, bus = Parts(answer), EventBus()
+    events: list[Any] = []
+    bus.subscribe(events.append)
+    _, running = await start_split(adb_server, sim, parts, bus)
+    result = await asyncio.wait_for(running, 60)
+    assert result.outcome == "success", result.reason
+    assert result.answer == "heron-Quartz-4471"
+    assert [e.answer for e in events if isinstance(e, RunFinished)] == ["heron-Quartz-4471"]

@@ -54,8 +54,9 @@ class SplitScreenCoordinator:
         self.parent.emit(LogLine(run_id=self.parent.run_id, message=f"Split screen: {message}", level=level,
                               step=self.parent.iteration or None))
 
-    async def run(self) -> tuple[Outcome, str] | None:
-        """Enter split screen and run both parts: the run's outcome, or None if it could not be entered."""
+    async def run(self) -> tuple[Outcome, str, str] | None:
+        """Enter split screen and run both parts: the run's outcome, reason and answer, or None if it could not
+        be entered."""
         recommendation = self.recommendation
         try:
             top, bottom = await self._apps(recommendation.apps)
@@ -188,7 +189,7 @@ class SplitScreenCoordinator:
 
     # ------------------------------------------------------------ the two parts
 
-    async def _run_parts(self, top: AppInfo, bottom: AppInfo) -> tuple[Outcome, str]:
+    async def _run_parts(self, top: AppInfo, bottom: AppInfo) -> tuple[Outcome, str, str]:
         run, goals = self.parent, self.recommendation.goals
         focus = SplitFocus()
         upper = WindowPhone(self.phone, top.package, bottom.package, focus, top.label)
@@ -207,7 +208,7 @@ class SplitScreenCoordinator:
                  WindowAgentLoop(run, lower, part_task(run.task, goal_bottom, lower, upper, goal_top), note, budget,
                                  counter)]
         tasks = [asyncio.ensure_future(loop.run_part()) for loop in loops]
-        outcomes: dict[int, tuple[Outcome, str]] = {}
+        outcomes: dict[int, tuple[Outcome, str, str]] = {}
         try:
             pending = set(tasks)
             while pending:
@@ -225,9 +226,11 @@ class SplitScreenCoordinator:
         labels = (top.label, bottom.label)
         failed = [(labels[i], o) for i, o in sorted(outcomes.items()) if o[0] != "success"]
         if failed:
-            label, (outcome, reason) = failed[0]
-            return outcome, f"in {label}: {reason}"
-        return "success", "; ".join(f"{labels[i]}: {o[1]}" for i, o in sorted(outcomes.items()))
+            label, (outcome, reason, _) = failed[0]
+            return outcome, f"in {label}: {reason}", ""
+        # A question is answered in the half that shows the value; both halves' answers when both gave one.
+        answer = "; ".join(o[2] for _, o in sorted(outcomes.items()) if o[2])
+        return "success", "; ".join(f"{labels[i]}: {o[1]}" for i, o in sorted(outcomes.items())), answer
 
 
 def _overview(nodes: list[UINode]) -> UINode | None:

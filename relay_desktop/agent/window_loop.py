@@ -89,12 +89,14 @@ class WindowAgentLoop(Orchestrator):
             event = replace(event, message=f"[{self.window.label}] {event.message}")
         super().emit(event)
 
-    async def run_part(self) -> tuple[Outcome, str]:
-        """Work on the part until it is done, failed or out of steps; the outcome goes to the coordinator."""
+    async def run_part(self) -> tuple[Outcome, str, str]:
+        """Work on the part until it is done, failed or out of steps: the outcome, its reason and the answer the
+        part gave (a question answered in this half), for the coordinator."""
         try:
-            return await self._run_checked(self.part)
+            outcome, reason = await self._run_checked(self.part)
+            return outcome, reason, ""
         except RunFinishedSignal as signal:
-            return signal.outcome, signal.reason  # type: ignore[return-value]
+            return signal.outcome, signal.reason, signal.answer  # type: ignore[return-value]
         finally:
             coordinator = getattr(self, "coordinator", None)
             if coordinator is not None:
