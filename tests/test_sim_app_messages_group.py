@@ -4,11 +4,14 @@ group thread — driven through Google's adb server, seen only through dumps and
 
 from __future__ import annotations
 
+from relay_desktop.sim.apps.contacts import same_number
 from relay_desktop.sim.apps.messages import PACKAGE as MESSAGES
 from relay_desktop.sim.apps.messages import THREAD, Messages
+from relay_desktop.sim.phone import VirtualPhone
 from relay_desktop.sim.service import VirtualPhoneService
 from relay_desktop.sim.tasks import Driver
 from relay_desktop.sim.tasks.base import KEY_BACK, KEY_ENTER, find, nodes, tap_on
+from relay_desktop.sim.tasks.hard_comms_common import stray_texts, texts_to
 from tests.conftest import AdbTestServer
 
 BOB, CAROL = "555-0142", "555-0187"
@@ -109,3 +112,14 @@ async def test_an_sms_uri_with_several_numbers_opens_their_group_thread(
     await device.shell(f"am start -a android.intent.action.SENDTO -d 'smsto:{CAROL};{BOB}'")
     assert await texts_with_id(device, "conversation_title") == ["Bob Martinez, Carol Nguyen"]   # type: ignore[arg-type]
     assert await texts_with_id(device, "message_text") == ["See you at 8"]   # type: ignore[arg-type]
+
+
+def test_a_group_message_is_not_a_text_to_one_of_its_people() -> None:
+    # The group's key ends with Carol's digits: the loose number match must not take it for her number alone,
+    # or "text Carol" checkers would pass on a message Bob got too.
+    phone = VirtualPhone()
+    app: Messages = phone.apps[MESSAGES]  # type: ignore[assignment]
+    app.send(f"{BOB};{CAROL}", "Dinner moved to 8:30")
+    assert texts_to(phone, CAROL) == [] and texts_to(phone, BOB) == []
+    assert [m.text for m in stray_texts(phone, CAROL)] == ["Dinner moved to 8:30"]
+    assert not same_number(f"{BOB};{CAROL}", CAROL)

@@ -65,7 +65,10 @@ def folded(text: str) -> str:
 
 def same_number(a: str, b: str) -> bool:
     """Whether two numbers reach the same phone: equal digits, or one ends with the other's last 7+
-    (so "+1 555-0142" and "5550142" match, as PhoneNumberUtils.compare does loosely)."""
+    (so "+1 555-0142" and "5550142" match, as PhoneNumberUtils.compare does loosely). Several numbers
+    ("555-0142;555-0187", a group's recipients) are no one number, however their digits end."""
+    if any(sep in a or sep in b for sep in ";,"):
+        return False
     da, db = digits(a), digits(b)
     if not da or not db:
         return False
