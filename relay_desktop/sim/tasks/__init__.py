@@ -6,6 +6,7 @@ from relay_desktop.sim.tasks.base import CheckResult, Driver, OracleError, Phone
 from relay_desktop.sim.tasks.clock_tasks import TASKS as _CLOCK
 from relay_desktop.sim.tasks.comms_tasks import TASKS as _COMMS
 from relay_desktop.sim.tasks.coverage_tasks import TASKS as _COVERAGE
+from relay_desktop.sim.tasks.group_message_tasks import TASKS as _GROUP_MESSAGES
 from relay_desktop.sim.tasks.hard_comms_tasks import TASKS as _HARD_COMMS
 from relay_desktop.sim.tasks.hard_device_tasks import TASKS as _HARD_DEVICE
 from relay_desktop.sim.tasks.more_recovery_tasks import TASKS as _MORE_RECOVERY
@@ -22,7 +23,7 @@ from relay_desktop.sim.tasks.untidy_pixels_tasks import TASKS as _UNTIDY_PIXELS
 
 ALL_TASKS: list[Task] = [*_SETTINGS, *_COMMS, *_NOTES, *_CLOCK, *_SHOP, *_MORE, *_RECOVERY, *_COVERAGE,
                          *_MORE_RECOVERY, *_HARD_COMMS, *_HARD_DEVICE, *_SPLIT_SCREEN,
-                         *_UNTIDY_BANK, *_UNTIDY_PIXELS, *_UNTIDY_CHAOS, *_QUESTIONS]
+                         *_UNTIDY_BANK, *_UNTIDY_PIXELS, *_UNTIDY_CHAOS, *_QUESTIONS, *_GROUP_MESSAGES]
 TASKS_BY_ID: dict[str, Task] = {task.id: task for task in ALL_TASKS}
 
 __all__ = ["ALL_TASKS", "TASKS_BY_ID", "CheckResult", "Driver", "OracleError", "PhoneDriver", "Task"]
