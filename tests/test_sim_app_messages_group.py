@@ -123,3 +123,29 @@ def test_a_group_message_is_not_a_text_to_one_of_its_people() -> None:
     assert texts_to(phone, CAROL) == [] and texts_to(phone, BOB) == []
     assert [m.text for m in stray_texts(phone, CAROL)] == ["Dinner moved to 8:30"]
     assert not same_number(f"{BOB};{CAROL}", CAROL)
+
+
+async def test_a_group_thread_names_the_sender_above_each_run_of_incoming_bubbles(
+        adb_server: AdbTestServer, sim: VirtualPhoneService) -> None:
+    app = messages_app(sim)
+    group = f"{BOB};{CAROL}"
+    app.send(group, "Dinner moved to 8:30")
+    app.receive(group, "Works for me", sender=BOB, heads_up=None)
+    app.receive(group, "Same here", sender=CAROL, heads_up=None)
+    app.receive(group, "Can I bring a friend?", sender=CAROL, heads_up=None)
+    device = await adb_server.server().device(sim.serial)
+    await device.shell(f"am start -a android.intent.action.SENDTO -d 'smsto:{group}'")
+    xml = await device.dump_hierarchy()
+    shown = [(n.attrs.get("resource-id", "").rsplit("/", 1)[-1], n.attrs["text"]) for n in nodes(xml)
+             if n.attrs.get("resource-id", "").endswith(("/message_text", "/sender_name"))]
+    assert shown == [("message_text", "Dinner moved to 8:30"),
+                     ("sender_name", "Bob Martinez"), ("message_text", "Works for me"),
+                     ("sender_name", "Carol Nguyen"), ("message_text", "Same here"),
+                     ("message_text", "Can I bring a friend?")]
+
+
+async def test_a_one_to_one_thread_names_no_sender(adb_server: AdbTestServer, sim: VirtualPhoneService) -> None:
+    device = await adb_server.server().device(sim.serial)
+    await device.shell(f"am start -a android.intent.action.SENDTO -d 'smsto:{BOB}'")
+    assert await texts_with_id(device, "sender_name") == []   # type: ignore[arg-type]
+    assert await texts_with_id(device, "message_text")        # type: ignore[arg-type]

@@ -115,13 +115,18 @@ class Messages(App):
         conversation.order = self._order
         return conversation
 
-    def receive(self, number: str, text: str, *, heads_up: float | None = HEADS_UP_SECONDS) -> Conversation:
-        """A text arrives from ``number``: unread in the list, and a notification (sender, text) that opens
-        the thread, shown as a heads-up card for ``heads_up`` seconds."""
+    def receive(self, number: str, text: str, *, sender: str = "",
+                heads_up: float | None = HEADS_UP_SECONDS) -> Conversation:
+        """A text arrives from ``number`` (in a group's conversation, written by ``sender``, one of its
+        numbers): unread in the list, and a notification that opens the thread, shown as a heads-up card
+        for ``heads_up`` seconds — titled with the sender, or for a group with the group, "Name: text"."""
         conversation = self._conversation_for(number)
-        conversation.messages.append(Message(text, False, self.phone.now()))
+        conversation.messages.append(Message(text, False, self.phone.now(), sender))
         conversation.read = False
-        self.phone.notifications.post(PACKAGE, self.display_name(number), text, heads_up=heads_up,
+        title, body = self.display_name(conversation.number), text
+        if sender:
+            body = f"{self.display_name(sender)}: {text}"
+        self.phone.notifications.post(PACKAGE, title, body, heads_up=heads_up,
                                       on_open=lambda: self.open(THREAD, number=conversation.number))
         return conversation
 

@@ -36,6 +36,7 @@ class Message:
     text: str
     outgoing: bool
     time: datetime
+    sender: str = ""            # who wrote an incoming message in a group (their number); "" otherwise
 
 
 @dataclass

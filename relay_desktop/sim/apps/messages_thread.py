@@ -132,8 +132,13 @@ def _bubbles(app: Messages, activity: Activity, conversation: Conversation | Non
                       style=Style(kind="text", size=size, radius=ui.dp(20),
                                   bg=SELECTED_BUBBLE if index == selected else bg))
         if not message.outgoing:
+            author = app.display_name(message.sender) if message.sender else name
+            if message.sender and (previous is None or previous.outgoing or previous.sender != message.sender):
+                # A group names who wrote above the first bubble of each of their runs, as Messages does.
+                items.append(ui.text(author, size=12, color=ON_SURFACE_VARIANT, id="sender_name",
+                                     padding=ui.pad(48, 4, 0, 0)))
             bubble = View(cls="android.widget.LinearLayout", orientation="h", gap=ui.dp(8),
-                          children=[_sender(app, name), bubble])
+                          children=[_sender(app, author), bubble])
         items.append(bubble)
         previous = message
     return items
