@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from relay_desktop import __version__
+from relay_desktop.cli_options import OneLineParser, number, port, whole
 from relay_desktop.cli_output import silence_stdout
 from relay_desktop.crash import install_crash_handler, with_crash_reports
 from relay_desktop.llm.redaction import install_redaction
@@ -64,7 +65,7 @@ def _has_display() -> bool:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="relay-desktop",
         description="Watch an LLM agent carry out tasks on your Android phone.")
     parser.add_argument("--version", action="version", version=f"relay-desktop {__version__}")
@@ -77,10 +78,10 @@ def _parser() -> argparse.ArgumentParser:
     sim = commands.add_parser("sim", help="run the built-in virtual phone (an Android device for adb)",
                               description="Run the virtual phone and connect it to the adb server, so that "
                                           "adb and Relay Desktop see it like a real phone.")
-    sim.add_argument("--port", type=int, default=DEFAULT_SIM_PORT,
+    sim.add_argument("--port", type=port, default=DEFAULT_SIM_PORT,
                      help=f"TCP port of the phone's adb endpoint (default {DEFAULT_SIM_PORT}; 0 = any free port)")
     sim.add_argument("--size", default="1080x2400", help="screen size WIDTHxHEIGHT (default 1080x2400)")
-    sim.add_argument("--density", type=int, default=420, help="screen density in dpi (default 420)")
+    sim.add_argument("--density", type=whole(120, 640), default=420, help="screen density in dpi (default 420)")
     sim.add_argument("--realistic", action="store_true",
                      help="behave like a real phone's timings (dump 1.5 s, screencap 0.3 s, animations)")
     sim.add_argument("--require-auth", action="store_true",
@@ -88,7 +89,7 @@ def _parser() -> argparse.ArgumentParser:
     sim.add_argument("--no-connect", action="store_true", help="do not 'adb connect' the phone automatically")
     sim.add_argument("--demo", action="store_true",
                      help="solve every built-in task once through adb, showing each step's result")
-    sim.add_argument("--chaos", type=int, metavar="SEED",
+    sim.add_argument("--chaos", type=whole(0), metavar="SEED",
                      help="interrupt as a real phone does (permission requests, heads-up notifications, 'isn't "
                           "responding', rating prompts, cookie banners, the keyboard's suggestions, low battery), "
                           "the same way each time for a SEED")
@@ -121,7 +122,8 @@ def _parser() -> argparse.ArgumentParser:
                                         "server given with --base-url (Ollama, vLLM, LM Studio, OpenRouter)")
     check.add_argument("--model", help="the model id to try (default: the provider's default fast model)")
     check.add_argument("--base-url", help="the server's URL, e.g. http://localhost:11434/v1 for Ollama")
-    check.add_argument("--timeout", type=float, default=20.0, help="seconds to wait for an answer (default 20)")
+    check.add_argument("--timeout", type=number(0.1, 600), default=20.0,
+                       help="seconds to wait for an answer (default 20)")
     check.set_defaults(command="check-provider", handler=_run_check_provider)
 
     from relay_desktop import cli_bench, cli_mcp, cli_run, cli_secrets

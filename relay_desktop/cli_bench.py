@@ -36,6 +36,7 @@ from relay_desktop.bench_report import (
     format_row,
     header,
 )
+from relay_desktop.cli_options import whole
 from relay_desktop.cli_run import (
     add_chaos_option,
     add_model_options,
@@ -45,6 +46,8 @@ from relay_desktop.cli_run import (
 )
 
 __all__ = ["BenchRow", "BenchRun", "register", "run_bench"]
+
+MAX_PHONES = 8
 
 
 def register(commands: Any) -> None:
@@ -56,7 +59,7 @@ def register(commands: Any) -> None:
     bench.add_argument("--task", action="append", default=[], metavar="ID", help="only this task (repeatable)")
     bench.add_argument("--tag", action="append", default=[], help="only tasks with this tag (repeatable)")
     add_model_options(bench)
-    bench.add_argument("--max-steps", type=int, help="override each task's step budget")
+    bench.add_argument("--max-steps", type=whole(1, 500), help="override each task's step budget")
     bench.add_argument("--realistic", action="store_true", help="the virtual phone's real-phone timings")
     add_chaos_option(bench)
     bench.add_argument("--no-mirror", action="store_true",
@@ -67,7 +70,7 @@ def register(commands: Any) -> None:
     add_split_screen_option(bench)
     bench.add_argument("--no-screenshots", action="store_true",
                        help="send the models the element list only, never a screenshot (as run --no-screenshots)")
-    bench.add_argument("--phones", type=int, default=1, metavar="N",
+    bench.add_argument("--phones", type=whole(1, MAX_PHONES), default=1, metavar="N",
                        help="run the tasks on N virtual phones at once (default 1)")
     bench.add_argument("--replay", action="store_true",
                        help="save each solved task as a routine and run it again on a fresh phone with routines on "
@@ -95,7 +98,7 @@ async def _run_bench_command(args: argparse.Namespace) -> int:
     if args.perturb and not args.replay:
         print("relay-desktop bench: --perturb goes with --replay", file=sys.stderr)
         return 2
-    if not 1 <= args.phones <= MAX_PHONES:
+    if not 1 <= args.phones <= MAX_PHONES:     # (argparse checks it; a caller may build args itself)
         print(f"relay-desktop bench: --phones takes 1 to {MAX_PHONES}", file=sys.stderr)
         return 2
     try:
@@ -137,7 +140,6 @@ async def run_bench(tasks: list[Any], models: Models | None, *, describe_models:
     return await BenchRun(**options).run(tasks, models, describe_models=describe_models)
 
 
-MAX_PHONES = 8
 
 
 @dataclass

@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from relay_desktop.agent.settings import AgentSettings
+from relay_desktop.cli_options import whole
 from relay_desktop.cli_run import add_model_options, add_phone_options, models_from_args
 
 __all__ = ["register"]
@@ -21,7 +22,8 @@ def register(commands: Any) -> None:
                     "actions are confirmed through the client (MCP elicitation).")
     add_phone_options(mcp)
     add_model_options(mcp)
-    mcp.add_argument("--max-steps", type=int, default=30, help="the agent's step limit for run_task (default 30)")
+    mcp.add_argument("--max-steps", type=whole(1, 500), default=30,
+                     help="the agent's step limit for run_task (default 30)")
     mcp.add_argument("--no-mirror", action="store_true",
                      help="do not start the live mirror (scrcpy); screenshots then come over adb")
     mcp.add_argument("--no-routines", action="store_true",

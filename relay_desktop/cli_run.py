@@ -20,6 +20,7 @@ from typing import Any
 from relay_desktop.agent.events import Event
 from relay_desktop.agent.safety import Handlers
 from relay_desktop.agent.settings import AgentSettings, task_problem
+from relay_desktop.cli_options import number, whole
 from relay_desktop.cli_output import EventPrinter
 from relay_desktop.device.errors import DeviceError
 from relay_desktop.llm.config import DEFAULT_MODELS, ROLES, LLMSettings, ModelRef, builtin_provider
@@ -40,8 +41,8 @@ def register(commands: Any) -> None:
     run.add_argument("task", help='what to do, e.g. "turn on Wi-Fi"')
     add_phone_options(run)
     add_model_options(run)
-    run.add_argument("--max-steps", type=int, default=50, help="give up after this many steps (default 50)")
-    run.add_argument("--pace", type=float, default=0.0, metavar="SECONDS",
+    run.add_argument("--max-steps", type=whole(1, 500), default=50, help="give up after this many steps (default 50)")
+    run.add_argument("--pace", type=number(0, 60), default=0.0, metavar="SECONDS",
                      help="make each step last at least this long, so a person can follow (default 0: full speed)")
     run.add_argument("--json", action="store_true", help="print events as JSON lines instead of a readable log")
     run.add_argument("--yes", action="store_true",
@@ -63,7 +64,7 @@ def register(commands: Any) -> None:
 
 
 def add_chaos_option(parser: argparse.ArgumentParser, prefix: str = "") -> None:
-    parser.add_argument("--chaos", type=int, metavar="SEED",
+    parser.add_argument("--chaos", type=whole(0), metavar="SEED",
                         help=f"{prefix}the virtual phone interrupts as a real one does (permission requests, "
                              "heads-up notifications, 'isn't responding', rating prompts, cookie banners, the "
                              "keyboard's suggestions, low battery), the same way each time for a SEED")
@@ -190,8 +191,6 @@ async def _run_task(args: argparse.Namespace) -> int:
             raise ValueError(problem)
         if args.record:
             _check_recording_path(Path(args.record), args.no_mirror)
-        if args.pace < 0:
-            raise ValueError("--pace cannot be negative")
         if args.chaos is not None and not args.sim:
             raise ValueError("--chaos is for the virtual phone: add --sim")
         llm, which = models_from_args(args)

@@ -275,8 +275,10 @@ def test_phones_n_runs_the_tasks_on_n_phones_at_once_and_each_row_says_which(
 
 def test_phones_out_of_range_is_refused_before_any_phone_starts(home: Path,
                                                                 capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["bench", "--fallback", "--phones", "0", "--task", "wifi_on"]) == 2
-    assert "--phones takes 1 to 8" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exited:
+        main(["bench", "--fallback", "--phones", "0", "--task", "wifi_on"])
+    assert exited.value.code == 2
+    assert "--phones: must be from 1 to 8, not 0" in capsys.readouterr().err
 
 
 async def test_replay_runs_the_saved_routine_on_a_fresh_phone_then_a_perturbed_one(home: Path) -> None:
