@@ -7,9 +7,11 @@ import asyncio
 import logging
 import os
 import shutil
+import signal
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -182,10 +184,28 @@ async def _run_sim(args: argparse.Namespace) -> int:
             # The demo is a finite command: it ends (and the phone with it) once every task was tried.
             return 0 if await _demo(service, adb) else 1
         print("Press Ctrl+C to stop.", flush=True)
-        await asyncio.Event().wait()
+        stopped = asyncio.Event()
+        # A script's background job ignores Ctrl+C and is stopped with SIGTERM: the phone still leaves adb
+        # cleanly (no stale 'offline' device) instead of dying mid-connection.
+        with _on_sigterm(stopped.set):
+            await stopped.wait()
     finally:
         await service.stop()
     return 0
+
+
+@contextmanager
+def _on_sigterm(callback: Callable[[], None]) -> Iterator[None]:
+    loop = asyncio.get_running_loop()
+    try:
+        loop.add_signal_handler(signal.SIGTERM, callback)
+    except (NotImplementedError, RuntimeError):     # Windows: Ctrl+C only
+        yield
+        return
+    try:
+        yield
+    finally:
+        loop.remove_signal_handler(signal.SIGTERM)
 
 
 def _print_banner(service: VirtualPhoneService, adb: AdbServer | None) -> None:

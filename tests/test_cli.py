@@ -36,8 +36,11 @@ def test_bad_size_is_explained() -> None:
 def test_sim_connects_itself_to_adb_and_serves_until_interrupted(adb_server: AdbTestServer) -> None:
     port = free_port()
     env = dict(os.environ, ANDROID_ADB_SERVER_PORT=str(adb_server.port))
+    # Ctrl+C as a terminal sends it, whatever pytest itself was started with (a script's background job
+    # ignores SIGINT, and its children inherit that).
     proc = subprocess.Popen([sys.executable, "-m", "relay_desktop.cli", "sim", "--port", str(port)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         lines = []
         deadline = time.monotonic() + 30
@@ -58,7 +61,37 @@ def test_sim_connects_itself_to_adb_and_serves_until_interrupted(adb_server: Adb
         assert clash.returncode == 1 and "Another virtual phone may be running" in clash.stderr
     finally:
         proc.send_signal(signal.SIGINT)
-        proc.wait(timeout=15)
+        try:
+            proc.wait(timeout=15)
+        finally:
+            if proc.poll() is None:       # never leave a phone behind
+                proc.kill()
+                proc.wait(timeout=5)
     assert proc.returncode in (0, 130)
     devices = adb_server.run("devices").stdout.decode()
     assert f"127.0.0.1:{port}\tdevice" not in devices  # it disconnected itself on the way out
+
+
+def test_sim_started_in_the_background_stops_cleanly_on_sigterm(adb_server: AdbTestServer) -> None:
+    """A script's background job ignores SIGINT: it is stopped with SIGTERM, and then too the phone says goodbye
+    to adb (no stale 'offline' device) and exits 0."""
+    port = free_port()
+    env = dict(os.environ, ANDROID_ADB_SERVER_PORT=str(adb_server.port))
+    proc = subprocess.Popen([sys.executable, "-m", "relay_desktop.cli", "sim", "--port", str(port)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            line = proc.stdout.readline()  # type: ignore[union-attr]
+            if not line or "Press Ctrl+C" in line:
+                break
+        assert f"127.0.0.1:{port}\tdevice" in adb_server.run("devices").stdout.decode()
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=15)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=5)
+    assert proc.returncode == 0, proc.stderr.read()  # type: ignore[union-attr]
+    assert f"127.0.0.1:{port}\tdevice" not in adb_server.run("devices").stdout.decode()
