@@ -65,3 +65,12 @@ async def test_the_demo_judges_a_questions_answer(adb_server: AdbTestServer, sim
     assert not await _demo(sim, adb_server.server())
     out = capsys.readouterr().out
     assert "1/2 tasks solved." in out and "answered '555-0142', expected '555-0187'" in out
+
+
+@pytest.mark.parametrize("task", [t for t in ALL_TASKS if "question" in t.tags], ids=lambda t: t.id)
+def test_a_question_s_phone_has_no_card_left_over_the_app(task: Task) -> None:
+    """A reader found the parcel text's heads-up card still over Messages a minute on, hiding the very row the
+    question was about: its setup asked for 'no heads-up' with None, which means one that stays until acted on."""
+    phone = VirtualPhone()
+    task.setup(phone)
+    assert phone.notifications.heads_up() is None
