@@ -118,6 +118,9 @@ class View:
     anchor: Literal["fill", "top", "center", "bottom", "bottom_end", "top_end"] = "fill"  # in a stack
     margin: int = 0             # distance from the parent's edge for anchored stack children
     scroll: int = 0             # content offset of a scrollable view (px)
+    # android:clipToPadding: a list that pads its end to stay clear of a floating button turns it off, so its
+    # rows show (and are dumped) under that padding down to the list's own edge.
+    clip_to_padding: bool = True
     justify: Literal["start", "center"] = "start"   # main-axis placement of content smaller than the view
 
     style: Style = field(default_factory=Style)
@@ -217,8 +220,8 @@ def _place(view: View, rect: Rect, clip: Rect) -> None:
         return
     pl, pt, pr, pb = view.padding
     inner = rect.inset(pl, pt, pr, pb)
-    # A scrolling view hides content that has scrolled under its padding too.
-    child_clip = view.visible.intersect(inner) if view.scrollable else view.visible
+    # A scrolling view hides content that has scrolled under its padding too, unless clipToPadding is off.
+    child_clip = view.visible.intersect(inner) if view.scrollable and view.clip_to_padding else view.visible
     if view.orientation == "stack":
         for child in view.children:
             _place(child, _anchored(child, inner), child_clip)

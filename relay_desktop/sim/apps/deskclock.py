@@ -10,24 +10,36 @@ virtual phone.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from relay_desktop.sim.app import Activity, App
 from relay_desktop.sim.apps.contacts import dialog
+from relay_desktop.sim.apps.deskclock_alarm_card import ACCENT, OFF_TIME, ON_TIME, alarm_card
 from relay_desktop.sim.apps.deskclock_cities import CITY_PICKER, open_picker, picker, world_clock_rows
+from relay_desktop.sim.apps.deskclock_date_picker import date_picker, open_date_picker
+from relay_desktop.sim.apps.deskclock_schedule import (
+    ALL_DAYS,
+    WEEKDAYS,
+    Alarm,
+    days_text,
+    in_week_order,
+    parse_time,
+    until_day,
+    until_text,
+)
 from relay_desktop.sim.apps.deskclock_timer import Timer, timer_tab
-from relay_desktop.sim.ui import ERROR, ON_SURFACE_VARIANT, SURFACE_CONTAINER
+from relay_desktop.sim.ui import ERROR, ON_SURFACE_VARIANT
 from relay_desktop.sim.views import Color, View
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+# Alarm data and wording live in deskclock_schedule; importers of this module read them from here too.
+__all__ = ["ALL_DAYS", "PACKAGE", "SEED", "WEEKDAYS", "Alarm", "Clock", "days_text", "parse_time", "until_day",
+           "until_text"]
+
 PACKAGE = "com.google.android.deskclock"
 MAIN = ".DeskClock"
-WEEKDAYS: tuple[str, ...] = ("Mon", "Tue", "Wed", "Thu", "Fri")
-ALL_DAYS: tuple[str, ...] = (*WEEKDAYS, "Sat", "Sun")
 # (hour, minute, enabled, label, days): the factory alarms every task starts from.
 SEED: tuple[tuple[int, int, bool, str, tuple[str, ...]], ...] = (
     (6, 30, False, "Gym", ("Mon", "Wed", "Fri")),
@@ -35,59 +47,9 @@ SEED: tuple[tuple[int, int, bool, str, tuple[str, ...]], ...] = (
 )
 TABS: tuple[tuple[str, str], ...] = (("Alarm", "alarm"), ("Clock", "clock"), ("Timer", "refresh"),
                                      ("Stopwatch", "play"))
-ON_CARD: Color = (214, 236, 240)       # an enabled alarm's card: a light tint of the app's teal
-ON_TIME: Color = (0, 54, 64)
-OFF_TIME: Color = (110, 114, 122)
-ACCENT: Color = (0, 104, 122)          # the app's teal, for switches, focus and the FAB
 FAB_BG: Color = (178, 230, 240)
 FIELD_BG: Color = (222, 226, 232)
 TIME_ERROR = "Enter a valid time"
-
-
-@dataclass
-class Alarm:
-    id: int
-    hour: int
-    minute: int
-    enabled: bool
-    label: str = ""
-    days: tuple[str, ...] = ()
-
-    @property
-    def time(self) -> str:
-        return f"{self.hour:02d}:{self.minute:02d}"
-
-
-def parse_time(hour: str, minute: str) -> tuple[int, int] | None:
-    """The (hour, minute) typed into the 24-hour picker, or None when either field is not a valid value."""
-    if not (hour.isdigit() and minute.isdigit()):
-        return None
-    h, m = int(hour), int(minute)
-    return (h, m) if 0 <= h <= 23 and 0 <= m <= 59 else None
-
-
-def days_text(days: tuple[str, ...]) -> str:
-    if set(days) == set(ALL_DAYS):
-        return "Every day"
-    return ", ".join(d for d in ALL_DAYS if d in days)
-
-
-def until_text(now: datetime, hour: int, minute: int, days: tuple[str, ...] = ()) -> str:
-    """The "Alarm set for …" toast, as the real app words it after saving or switching on an alarm: the time to
-    its next ring, on one of its repeat ``days`` when it has any (a Wednesday alarm set on a Thursday rings in
-    6 days, not in 28 minutes)."""
-    target = now.replace(hour=hour, minute=minute, second=0, microsecond=0)
-    if target <= now:
-        target += timedelta(days=1)
-    while days and ALL_DAYS[target.weekday()] not in days:
-        target += timedelta(days=1)
-    total = int((target - now).total_seconds() // 60) + (1 if (target - now).total_seconds() % 60 else 0)
-    whole_days, rest = divmod(total, 24 * 60)
-    hours, minutes = divmod(rest, 60)
-    parts = [f"{n} {unit}{'' if n == 1 else 's'}"
-             for n, unit in ((whole_days, "day"), (hours, "hour"), (minutes, "minute")) if n]
-    said = ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else (parts[0] if parts else "")
-    return f"Alarm set for {said or 'less than 1 minute'} from now"
 
 
 class Clock(App):
@@ -99,7 +61,7 @@ class Clock(App):
     version_name = "7.8 (629155574)"
     version_code = 629155574
     screens = {MAIN: "main", CITY_PICKER: "city_picker"}
-    dialogs = {"time": "time_dialog", "label": "label_dialog"}
+    dialogs = {"time": "time_dialog", "label": "label_dialog", "date": "date_dialog"}
 
     def reset(self) -> None:
         self.alarms: list[Alarm] = [Alarm(i + 1, *row) for i, row in enumerate(SEED)]
@@ -118,7 +80,7 @@ class Clock(App):
 
     def add(self, hour: int, minute: int, *, label: str = "", enabled: bool = True,
             days: tuple[str, ...] = ()) -> Alarm:
-        alarm = Alarm(self.next_id, hour, minute, enabled, label, tuple(d for d in ALL_DAYS if d in days))
+        alarm = Alarm(self.next_id, hour, minute, enabled, label, in_week_order(days))
         self.next_id += 1
         self.alarms.append(alarm)
         self._sort()
@@ -142,7 +104,7 @@ class Clock(App):
         fab = None
         if tab == "Alarm":
             body = self._alarm_list(activity)
-            fab = ui.fab("add", "Add alarm", lambda: self._open_picker(activity, None))
+            fab = ui.fab("add", "Add alarm", lambda: self.open_time_picker(activity, None))
             fab.anchor, fab.width, fab.height = "bottom", ui.dp(96), ui.dp(96)  # centred and large, as in Clock
             fab.style.radius, fab.style.bg, fab.style.fg = ui.dp(28), FAB_BG, ON_TIME
         elif tab == "Clock":
@@ -165,47 +127,23 @@ class Clock(App):
 
     def _alarm_list(self, activity: Activity) -> View:
         ui = self.ui
-        cards = [self._card(activity, alarm) for alarm in self.alarms]
+        cards = [alarm_card(self, activity, alarm) for alarm in self.alarms]
         if not cards:
             cards = [ui.text("No alarms", size=16, color=ON_SURFACE_VARIANT, align="center", id="alarms_empty_view",
                              padding=ui.pad(16, 64))]
-        # Bottom padding keeps the last card clear of the large FAB.
-        return ui.scroll(cards, key="alarm_recycler_view", gap=12, padding=ui.pad(16, 8, 16, 128))
+        # Bottom padding keeps the last card clear of the large FAB; as in Clock (clipToPadding off) cards
+        # still show under it, behind the FAB.
+        alarm_list = ui.scroll(cards, key="alarm_recycler_view", gap=12, padding=ui.pad(16, 8, 16, 128))
+        alarm_list.clip_to_padding = False
+        return alarm_list
 
-    def _card(self, activity: Activity, alarm: Alarm) -> View:
-        ui = self.ui
-        state = "off" if alarm.enabled else "on"
-        time = ui.text(alarm.time, size=56, weight=400, color=ON_TIME if alarm.enabled else OFF_TIME,
-                       id="digital_clock", on_click=lambda: self._open_picker(activity, alarm))
-        time.weight = 1
-        switch = ui.switch(alarm.enabled, id="onoff")
-        switch.clickable = switch.focusable = True
-        switch.on_click = lambda: self._toggle(alarm)
-        switch.desc = f"Turn {state} {alarm.time} alarm"
-        switch.style.accent = ACCENT
-        top = ui.row([time, switch], gap=8)
-        when = days_text(alarm.days) or until_day(self.phone.now(), alarm)
-        # The label opens the label dialog; an alarm without one offers "Add label" in its place.
-        def edit_label() -> None:
-            self._open_label(activity, alarm)
-
-        texts = [ui.text(alarm.label, size=16, weight=500, id="label", max_lines=1, on_click=edit_label)
-                 if alarm.label else ui.text("Add label", size=16, color=ON_SURFACE_VARIANT, id="edit_label",
-                                             max_lines=1, on_click=edit_label)]
-        texts.append(ui.text(when, size=14, color=ON_SURFACE_VARIANT, id="days_of_week", max_lines=1))
-        info = View(cls="android.widget.LinearLayout", children=texts, weight=1, justify="center", gap=ui.dp(2))
-        delete = ui.icon_button("delete", f"Delete {alarm.time} alarm", lambda: self._delete(alarm), id="delete")
-        bottom = ui.row([info, delete], gap=8)
-        return ui.card([top, bottom], key=f"alarm:{alarm.id}", id="alarm_card", padding=16, gap=0,
-                       bg=ON_CARD if alarm.enabled else SURFACE_CONTAINER)
-
-    def _toggle(self, alarm: Alarm) -> None:
+    def toggle(self, alarm: Alarm) -> None:
         alarm.enabled = not alarm.enabled
         if alarm.enabled:
-            self.toast(until_text(self.phone.now(), alarm.hour, alarm.minute, tuple(alarm.days)))
+            self.toast(until_text(self.phone.now(), alarm.hour, alarm.minute, alarm.days, alarm.date))
         self.phone.invalidate()
 
-    def _delete(self, alarm: Alarm) -> None:
+    def remove(self, alarm: Alarm) -> None:
         self.delete(alarm.id)
         self.toast("Alarm deleted")
 
@@ -235,8 +173,10 @@ class Clock(App):
             ui.text(zone, size=14, color=OFF_TIME, align="center", id="time_zone_id"),
         ], gap=4, id="main_clock_frame")
         # Bottom padding keeps the last city clear of the large FAB.
-        return ui.scroll([local, *world_clock_rows(self)], key="world_clock_list", gap=12,
-                         padding=ui.pad(16, 0, 16, 128))
+        cities = ui.scroll([local, *world_clock_rows(self)], key="world_clock_list", gap=12,
+                           padding=ui.pad(16, 0, 16, 128))
+        cities.clip_to_padding = False
+        return cities
 
     def _static_tab(self, id: str, display: str, caption: str, container: str) -> View:
         ui = self.ui
@@ -249,7 +189,7 @@ class Clock(App):
 
     # ------------------------------------------------------------ the time picker
 
-    def _open_picker(self, activity: Activity, alarm: Alarm | None) -> None:
+    def open_time_picker(self, activity: Activity, alarm: Alarm | None) -> None:
         """Open the picker in keyboard-input mode, Hour focused, as Clock's keyboard picker opens."""
         state = activity.state
         state.update(edit_id=alarm.id if alarm else None, hour=f"{alarm.hour:02d}" if alarm else "",
@@ -325,12 +265,20 @@ class Clock(App):
         self.phone.keyboard_shown = False
         self.phone.focus_key = None
         self.dismiss_dialog(activity)
-        self.toast(until_text(self.phone.now(), alarm.hour, alarm.minute, tuple(alarm.days)))
+        self.toast(until_text(self.phone.now(), alarm.hour, alarm.minute, alarm.days, alarm.date))
 
+
+    # ------------------------------------------------------------ "Schedule alarm": a one-off alarm's date
+
+    def open_date_picker(self, activity: Activity, alarm: Alarm) -> None:
+        open_date_picker(self, activity, alarm)
+
+    def date_dialog(self, activity: Activity) -> View:
+        return date_picker(self, activity)
 
     # ------------------------------------------------------------ the label dialog
 
-    def _open_label(self, activity: Activity, alarm: Alarm) -> None:
+    def open_label(self, activity: Activity, alarm: Alarm) -> None:
         activity.state.update(label_id=alarm.id, label_draft=alarm.label)
         self.phone.focus_key = "label_input"
         self.phone.keyboard_shown = True
@@ -359,9 +307,3 @@ class Clock(App):
         self.dismiss_dialog(activity)
 
 
-def until_day(now: datetime, alarm: Alarm) -> str:
-    """What a one-time alarm's card says instead of days: when it will next ring."""
-    if not alarm.enabled:
-        return "Not scheduled"
-    ring = now.replace(hour=alarm.hour, minute=alarm.minute, second=0, microsecond=0)
-    return "Today" if ring > now else "Tomorrow"

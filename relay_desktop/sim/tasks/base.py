@@ -179,12 +179,26 @@ async def tap_on(driver: Driver, **query: str) -> Node:
     return node
 
 
+def covered(xml: str, node: Node) -> bool:
+    """Whether a clickable node drawn later (a floating button over a list's last rows) lies over ``node``'s
+    centre, so a tap there would reach it instead; ``node``'s own children do not count."""
+    x, y = node.center
+    every = nodes(xml)
+    left, top, right, bottom = node.bounds
+    start = next((i for i, n in enumerate(every) if n == node), len(every))
+    after = [n for n in every[start + 1:] if n.attrs.get("clickable") == "true"]   # ancestors come before it
+    return any(n.bounds[0] <= x < n.bounds[2] and n.bounds[1] <= y < n.bounds[3]
+               and not (left <= n.bounds[0] and top <= n.bounds[1] and n.bounds[2] <= right
+                        and n.bounds[3] <= bottom) for n in after)
+
+
 async def scroll_to(driver: Driver, *, max_swipes: int = 12, **query: str) -> Node:
-    """Swipe up in the middle of the screen until a node matching ``query`` is fully on screen."""
+    """Swipe up in the middle of the screen until a node matching ``query`` is fully on screen and nothing
+    clickable lies over it."""
     for _ in range(max_swipes + 1):
         xml = await driver.dump_hierarchy()
         node = find(xml, **query)  # type: ignore[arg-type]
-        if node is not None and node.bounds[3] - node.bounds[1] > 40:
+        if node is not None and node.bounds[3] - node.bounds[1] > 40 and not covered(xml, node):
             return node
         root = nodes(xml)[0].bounds
         x, bottom = (root[0] + root[2]) // 2, root[3]
