@@ -4,10 +4,12 @@ a date — observed through the hierarchy dump and taps, as an agent sees them."
 
 from __future__ import annotations
 
+from datetime import date, timedelta
+
 import pytest
 
 from relay_desktop.sim.apps.deskclock import PACKAGE, Clock
-from relay_desktop.sim.apps.deskclock_schedule import until_text
+from relay_desktop.sim.apps.deskclock_schedule import date_text, until_text
 from relay_desktop.sim.phone import VirtualPhone
 from relay_desktop.sim.tasks.base import Node, PhoneDriver, find, nodes, tap_on
 
@@ -102,3 +104,56 @@ async def test_a_chip_on_an_alarm_that_is_off_changes_its_days_but_leaves_it_off
     gym = clock(phone).alarms[0]
     assert (gym.days, gym.enabled) == (("Wed", "Fri"), False)
     assert phone.toast is None                                     # no "Alarm set" for an alarm that is off
+
+
+def coming_saturday(today: date) -> date:
+    return today + timedelta(days=(5 - today.weekday()) % 7 or 7)
+
+
+async def test_schedule_alarm_picks_a_date_shown_on_the_card_and_choosing_days_clears_it(
+        driver: PhoneDriver, phone: VirtualPhone) -> None:
+    alarm = clock(phone).add(9, 0)
+    await driver.launch_app(PACKAGE)
+    await expand(driver, 2)
+    await tap_on(driver, text="Schedule alarm")
+    today = phone.now().date()
+    xml = await driver.dump_hierarchy()
+    assert find(xml, text="Select date", id="mtrl_picker_title_text") is not None
+    assert find(xml, id="mtrl_picker_header_selection_text").attrs["text"] == date_text(today)  # type: ignore[union-attr]
+    assert find(xml, id="month_navigation_fragment_toggle").attrs["text"] == f"{today:%B %Y}"  # type: ignore[union-attr]
+    if today.day > 1:                                              # days before today cannot be chosen
+        yesterday = find(xml, desc=f"{today - timedelta(days=1):%A, %B} {today.day - 1}")
+        assert yesterday is not None and yesterday.attrs["enabled"] == "false"
+    saturday = coming_saturday(today)
+    if saturday.month != today.month:
+        await tap_on(driver, desc="Change to next month")
+    await tap_on(driver, desc=f"{saturday:%A, %B} {saturday.day}" + ("" if saturday.year == today.year
+                                                                     else f", {saturday.year}"))
+    assert (await with_id(driver, "mtrl_picker_header_selection_text"))[0].attrs["text"] == date_text(saturday)
+    await tap_on(driver, text="OK", id="button1")
+    assert (alarm.date, alarm.days, alarm.enabled) == (saturday, (), True)
+    assert (await with_id(driver, "days_of_week"))[2].attrs["text"] == date_text(saturday)
+    assert phone.toast is not None and phone.toast[0] == until_text(phone.now(), 9, 0, (), saturday)
+    await tap_on(driver, desc="Tuesday")                           # days make it repeat: the date goes
+    assert (alarm.date, alarm.days) == (None, ("Tue",))
+    assert find(await driver.dump_hierarchy(), text="Schedule alarm") is None
+
+
+async def test_cancel_leaves_the_alarm_unscheduled(driver: PhoneDriver, phone: VirtualPhone) -> None:
+    alarm = clock(phone).add(9, 0)
+    await driver.launch_app(PACKAGE)
+    await expand(driver, 2)
+    await tap_on(driver, text="Schedule alarm")
+    await tap_on(driver, desc="Change to next month")
+    nxt = (phone.now().date().replace(day=1) + timedelta(days=32)).replace(day=15)
+    await tap_on(driver, desc=f"{nxt:%A, %B} {nxt.day}" + ("" if nxt.year == phone.now().year else f", {nxt.year}"))
+    await tap_on(driver, text="Cancel", id="button2")
+    assert alarm.date is None
+    assert find(await driver.dump_hierarchy(), id="month_grid") is None
+
+
+def test_a_dated_alarm_counts_to_its_date(phone: VirtualPhone) -> None:
+    now = phone.now().replace(hour=10, minute=0, second=0, microsecond=0)
+    assert until_text(now, 9, 0, (), now.date() + timedelta(days=3)) == \
+        "Alarm set for 2 days and 23 hours from now"
+    assert date_text(date(2026, 11, 28)) == "Sat, Nov 28"
