@@ -10,7 +10,8 @@ CONTACT_CARD = ["Hannah Schmidt", "Mobile · 555-0104", "Call", "Text", "Add to 
 
 
 def test_a_number_read_off_the_screen_is_quoted_with_the_text_that_shows_it() -> None:
-    assert evidence_for("Hannah's mobile is 555-0104", CONTACT_CARD) == "Mobile · 555-0104"
+    # With the name it belongs to: the contact's name is a short label holding a word of the fact.
+    assert evidence_for("Hannah's mobile is 555-0104", CONTACT_CARD) == "Hannah Schmidt | Mobile · 555-0104"
 
 
 def test_a_claim_the_screen_does_not_show_is_marked_as_such() -> None:
@@ -27,7 +28,7 @@ def test_facts_say_where_they_were_noted_and_what_backs_them() -> None:
                CONTACT_CARD)
     text = memory.text("Facts:")
     assert "- F1: Hannah's mobile is 555-0104 (noted at step 4, com.google.android.contacts; the screen showed " \
-           "\"Mobile · 555-0104\")" in text
+           "\"Hannah Schmidt | Mobile · 555-0104\")" in text
     assert "- F2: Julia Rossi starred (noted at step 4, com.google.android.contacts; no matching text on that " \
            "screen)" in text
     assert "read at" not in text
@@ -228,3 +229,24 @@ def test_a_fact_about_rows_quotes_their_days_too() -> None:
     memory.add(["06:45 School run Mon, Tue, Wed, Thu, Fri is on; 07:00 Dog walk Sat, Sun is on"], 4, "clock", rows)
     evidence = memory.facts[0].evidence
     assert "Mon, Tue, Wed, Thu, Fri" in evidence and "Sat, Sun" in evidence, evidence
+
+
+def test_a_value_the_agent_derived_with_an_equals_sign_is_worked_out_whichever_side_it_is_on() -> None:
+    """A reader: 'this Saturday = Nov 28' was tagged 'not on it: 28' beside the date line it was worked out from,
+    while '$30 = …' was 'worked out by the agent' — one kind of fact, two labels."""
+    memory = Memory()
+    memory.add(["This Saturday = Nov 28 (today is Thursday, November 26)"], 3, "launcher",
+               ["19:31 · Thursday, November 26", "Messages", "Chrome"])
+    line = memory.facts[0].line()
+    assert "not on it" not in line and "worked out by the agent (inputs in the fact): 28" in line, line
+
+
+def test_a_row_s_own_label_is_quoted_when_the_fact_names_it() -> None:
+    """A reader: the lines behind 'the 06:30 Gym alarm is off' had its switch and days but not 'Gym', the word
+    that shows it is the right alarm."""
+    memory = Memory()
+    rows = ["06:30", "Gym", "Mon, Wed, Fri", "Turn on 06:30 alarm · off", "07:15", "Work",
+            "Turn off 07:15 alarm · on"]
+    memory.add(["The 06:30 Gym alarm (Mon, Wed, Fri) is off"], 4, "clock", rows)
+    evidence = memory.facts[0].evidence
+    assert "Gym" in evidence and "Turn on 06:30 alarm · off" in evidence and "Work" not in evidence, evidence

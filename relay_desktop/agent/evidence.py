@@ -25,6 +25,7 @@ _COMMON = frozenset({
     "both", "own", "same", "too", "yes"
 })
 MAX_GATHERED = 6     # texts of one screen that may back one fact between them (a list's rows)
+LABEL_WORDS = 2      # a text this short backs a fact by one word it shares (a row's name)
 EARLIER_MARGIN = 2   # telling words more an earlier screen's text must share to beat the current screen's
 
 
@@ -106,12 +107,13 @@ def match_evidence(fact: str, screens: Sequence[Screen], ignore: set[str] = froz
             break
         chosen.append(other)
         missing -= numbers_in(screen.texts[other])
-    # Then texts that show words of the fact no chosen text does (a row's repeat days, "Mon, Tue, Wed, Thu, Fri").
+    # Then texts that show words of the fact no chosen text does (a row's repeat days, "Mon, Tue, Wed, Thu, Fri"),
+    # or a short label that is one of them (the alarm's "Gym": the word that shows it is the right row).
     unsaid = wanted - set().union(*(told[i] for i in chosen))
     while unsaid and len(chosen) < MAX_GATHERED:
-        adds, back = max(((len(told[i] & unsaid), -i) for i in range(len(screen.texts)) if i not in chosen),
-                         default=(0, 1))
-        if adds < 2:
+        adds, _, back = max(((len(told[i] & unsaid), -len(told[i]), -i) for i in range(len(screen.texts))
+                             if i not in chosen), default=(0, 0, 1))
+        if adds < 2 and not (adds == 1 and len(told[-back]) <= LABEL_WORDS):
             break
         chosen.append(-back)
         unsaid -= told[-back]

@@ -182,8 +182,9 @@ class Memory:
         given_numbers = numbers_in(self.task) if self.task else set()
         worked = _worked_out(text)
         found = match_evidence(text, screens, ignore=given_numbers | worked)
-        if found is not None and found.unseen and _COMPUTED.search(text):
-            # "Counted 13 products …": the numbers no screen shows are the agent's result, told with its inputs.
+        if found is not None and found.unseen and ("=" in text or _COMPUTED.search(text)):
+            # "Counted 13 products …", "this Saturday = Nov 28": the numbers no screen shows are the agent's
+            # result, told with its inputs (on either side of the "=").
             worked |= set(found.unseen)
             found = replace(found, unseen=())
         progress = bool(_PROGRESS.search(text))
