@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from relay_desktop.sim.tasks.base import CheckResult, Driver, OracleError, PhoneDriver, Task
+from relay_desktop.sim.tasks.clock_day_tasks import TASKS as _CLOCK_DAYS
 from relay_desktop.sim.tasks.clock_tasks import TASKS as _CLOCK
 from relay_desktop.sim.tasks.comms_tasks import TASKS as _COMMS
 from relay_desktop.sim.tasks.coverage_tasks import TASKS as _COVERAGE
@@ -23,7 +24,7 @@ from relay_desktop.sim.tasks.untidy_pixels_tasks import TASKS as _UNTIDY_PIXELS
 
 ALL_TASKS: list[Task] = [*_SETTINGS, *_COMMS, *_NOTES, *_CLOCK, *_SHOP, *_MORE, *_RECOVERY, *_COVERAGE,
                          *_MORE_RECOVERY, *_HARD_COMMS, *_HARD_DEVICE, *_SPLIT_SCREEN,
-                         *_UNTIDY_BANK, *_UNTIDY_PIXELS, *_UNTIDY_CHAOS, *_QUESTIONS, *_GROUP_MESSAGES]
+                         *_UNTIDY_BANK, *_UNTIDY_PIXELS, *_UNTIDY_CHAOS, *_QUESTIONS, *_GROUP_MESSAGES, *_CLOCK_DAYS]
 TASKS_BY_ID: dict[str, Task] = {task.id: task for task in ALL_TASKS}
 
 __all__ = ["ALL_TASKS", "TASKS_BY_ID", "CheckResult", "Driver", "OracleError", "PhoneDriver", "Task"]
