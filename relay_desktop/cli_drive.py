@@ -17,7 +17,9 @@ from relay_desktop.agent.settings import AgentSettings, RunResult
 from relay_desktop.cli_output import EventPrinter
 from relay_desktop.cli_run import TerminalHandlers, link_recording, start_mirror, stop_on_interrupt, suite_task_for
 
-__all__ = ["DriveOptions", "Driven", "drive"]
+__all__ = ["OUTPUT_CLOSED", "DriveOptions", "Driven", "drive"]
+
+OUTPUT_CLOSED = "stopped: the reader of its output went away (the pipe was closed)"
 
 
 @dataclass(frozen=True)
@@ -81,7 +83,8 @@ async def drive(device: Any, service: Any, task: str, options: DriveOptions, out
             on_agent(agent)
         running = asyncio.ensure_future(agent.run(task))
         stop = stop_on_interrupt(running, agent)
-        out.on_closed = stop         # the output's reader went away: stop as Ctrl+C would, quietly
+        # The output's reader went away (`| head -3`): stop as Ctrl+C would, quietly, and say so in the history.
+        out.on_closed = lambda: stop(OUTPUT_CLOSED)
         result: RunResult = await running
     finally:
         if detach_routine is not None:

@@ -17,6 +17,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+from relay_desktop.agent.control import STOPPED_BY_THE_USER
 from relay_desktop.agent.events import Event
 from relay_desktop.agent.safety import Handlers
 from relay_desktop.agent.settings import AgentSettings, task_problem
@@ -304,14 +305,14 @@ async def start_mirror(device: Any, say: Callable[[str], None], built_in: bool =
     return mirror
 
 
-def stop_on_interrupt(task: asyncio.Future[Any], agent: Any) -> Callable[[], None]:
+def stop_on_interrupt(task: asyncio.Future[Any], agent: Any) -> Callable[..., None]:
     """Ctrl+C stops the run cleanly (history saved, no further device commands) instead of killing it; returns
-    the function that does that, for other reasons to stop."""
+    the function that does that, for other reasons to stop (given as its ``reason``)."""
     loop = asyncio.get_running_loop()
     stopping: set[asyncio.Task[None]] = set()
 
-    def interrupt() -> None:
-        stopper = loop.create_task(agent.control.stop())
+    def interrupt(reason: str = STOPPED_BY_THE_USER) -> None:
+        stopper = loop.create_task(agent.control.stop(reason=reason))
         stopping.add(stopper)
         stopper.add_done_callback(stopping.discard)
     try:

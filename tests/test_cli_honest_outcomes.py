@@ -101,6 +101,13 @@ def test_a_closed_pipe_ends_quietly(tmp_path: Path, adb_server: AdbTestServer) -
     assert "Traceback" not in err and "BrokenPipeError" not in err, err
     assert code in (0, 141), err       # done, or ended by the closed pipe as `head` expects
     assert not list(tmp_path.rglob("crash-*")), list(tmp_path.rglob("*crash*"))
+    # The history tells what happened: nobody pressed Stop (issue 26: it said "stopped by the user").
+    listed = subprocess.run([sys.executable, "-m", "relay_desktop", "runs", "list", "--json"], capture_output=True,
+                            text=True, env=env, timeout=60)
+    [run] = json.loads(listed.stdout)
+    if code == 141:
+        assert run["outcome"] == "stopped" and "by the user" not in run["reason"], run
+        assert "output" in run["reason"] and "closed" in run["reason"], run
 
 
 def test_exporting_into_a_missing_folder_names_the_folder_not_the_history(

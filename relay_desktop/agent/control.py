@@ -11,9 +11,10 @@ import asyncio
 from collections.abc import Callable
 from typing import Literal
 
-__all__ = ["RunControl", "RunFinishedSignal", "RunStopped"]
+__all__ = ["STOPPED_BY_THE_USER", "RunControl", "RunFinishedSignal", "RunStopped"]
 
 State = Literal["idle", "running", "paused", "stopping", "finished"]
+STOPPED_BY_THE_USER = "stopped by the user"
 
 
 class RunStopped(Exception):
@@ -37,6 +38,7 @@ class RunControl:
         self._resume = asyncio.Event()
         self._resume.set()
         self._stop_requested = False
+        self.stop_reason = STOPPED_BY_THE_USER
         self._task: asyncio.Task[object] | None = None
         self._messages: list[str] = []
         self._read: dict[int, int] = {}         # reader → how many messages it has read
@@ -84,16 +86,18 @@ class RunControl:
         self._read[reader] = len(self._messages)
         return reader
 
-    async def stop(self, timeout: float = 5.0) -> None:
+    async def stop(self, timeout: float = 5.0, reason: str = STOPPED_BY_THE_USER) -> None:
         """Cancel the run and wait until it has finished (its last events emitted). A second caller (Stop, then
-        Ctrl+C or closing the window) also waits for the end instead of returning early."""
+        Ctrl+C or closing the window) also waits for the end instead of returning early. ``reason``: why, as the
+        run's result and history will say it (a closed output is not the user's Stop)."""
         first = not self._stop_requested
         self._stop_requested = True
         task = self._task
         if task is None:
             return
         if first:
-            self._set("stopping", "stopped by the user")
+            self.stop_reason = reason
+            self._set("stopping", reason)
             self._resume.set()
             if task is not asyncio.current_task():
                 task.cancel()

@@ -162,7 +162,7 @@ class Orchestrator:
                 raise
             if current is not None and current.cancelling():
                 current.uncancel()
-            outcome, reason = "stopped", "stopped by the user"
+            outcome, reason = "stopped", self.control.stop_reason
         except DeviceError as exc:
             outcome, reason = "error", _device_failure(exc)
         except Exception as exc:  # a bug must end the run visibly (and in history), not kill the app
