@@ -16,17 +16,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
 
+from relay_desktop.perception.element import Element
 from relay_desktop.perception.geometry import Bounds
 from relay_desktop.perception.ids import Identity, assign_ids
-from relay_desktop.perception.labels import clean, field_value, humanize_id, join_label, own_words, role_of, states_of
+from relay_desktop.perception.labels import clean, field_value, join_label, own_words, role_of, states_of
+from relay_desktop.perception.ocr import OcrText, ocr_elements
 from relay_desktop.perception.parse import parse_hierarchy
 from relay_desktop.perception.tree import UINode, UITree, WindowKind
 from relay_desktop.perception.visibility import Visibility, compute_visibility, tap_point
-
-if TYPE_CHECKING:
-    from relay_desktop.perception.ocr import OcrText
 
 __all__ = ["MAX_ELEMENTS", "Element", "ElementMap", "build_element_map"]
 
@@ -36,50 +34,6 @@ MAX_ELEMENTS = 200
 _FOLD_MAX_SCREEN_SHARE = 0.5
 _SAME_BOX_IOU = 0.9
 _CONTAINER_ROLES = ("scroll", "pager", "web")
-
-
-@dataclass(eq=False, slots=True)
-class Element:
-    id: str
-    role: str
-    label: str            # what the control says or shows, folded from its content when it says nothing itself
-    value: str            # a field's text (empty when only the hint shows)
-    hint: str
-    states: tuple[str, ...]
-    bounds: Bounds        # on-screen part of the node's bounds
-    visible: Bounds       # largest part not covered by anything
-    tap: tuple[int, int]  # where a tap reaches this element and nothing nested in it
-    node: UINode
-    sources: tuple[UINode, ...]   # every dump node this element stands for
-    window: WindowKind
-    interactive: bool
-    priority: int
-
-    @property
-    def name(self) -> str:
-        """The label, or failing that the resource id in words, for elements that show nothing."""
-        return self.label or humanize_id(self.node.resource_id)
-
-    @property
-    def identity(self) -> Identity:
-        # A field's label comes from its hint or description, never its typed value, so it stays put.
-        label = self.label
-        volatile = self.role == "field" or self.node.checkable or not self.label
-        return Identity(self.node.package, self.node.cls, self.node.resource_id, label, self.bounds, volatile,
-                        _row_key(self.sources[0]))
-
-    def __repr__(self) -> str:
-        return f"Element({self.id} {self.role} {self.name!r} {self.bounds.uiautomator()})"
-
-
-def _row_key(node: UINode) -> str:
-    """The first text of the list row a node is in ("" outside lists): what tells its row from the others."""
-    row = node
-    while row.parent is not None and not row.parent.scrollable:
-        row = row.parent
-    if row.parent is None:
-        return ""
-    return next((n.text or n.desc for n in row.walk() if n.text or n.desc), "")[:80]
 
 
 RECENT_IDENTITIES = 400     # elements of earlier screens an element can take its ID back from
@@ -268,8 +222,6 @@ def build_element_map(source: UITree | str | bytes, previous: ElementMap | None 
     vis = compute_visibility(tree, keyboard)
     elements = [e for e in (_finish(d, tree, vis) for d in _collect(tree, vis)) if e is not None]
     if ocr:
-        from relay_desktop.perception.ocr import ocr_elements  # here: ocr.py imports this module
-
         # Appended after the dump's elements, so the stable sort below puts each right after the node it is in.
         elements += ocr_elements(ocr, tree, keyboard)
     layer = {w.index: (w.kind.layer, w.index) for w in tree.windows}

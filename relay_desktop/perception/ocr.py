@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from relay_desktop.perception.element_map import Element
+from relay_desktop.perception.element import Element
 from relay_desktop.perception.geometry import Bounds
 from relay_desktop.perception.labels import clean
 from relay_desktop.perception.tree import UINode, UITree, UIWindow, WindowKind
