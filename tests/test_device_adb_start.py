@@ -39,7 +39,7 @@ async def test_two_commands_starting_the_server_at_once_both_get_it() -> None:
 def test_an_empty_answer_from_a_dying_server_counts_as_a_lost_connection() -> None:
     """adbutils reports a socket the server closed mid-answer as "Unknown data: b''"; the device layer must treat
     it as the connection lost (and wait for the phone), not as the phone misbehaving."""
-    from relay_desktop.device.adb_server import translate_error
+    from relay_desktop.device.adb_calls import translate_error
     from relay_desktop.device.errors import DeviceDisconnectedError
 
     error = translate_error(adbutils.AdbError("Unknown data: b''"), "127.0.0.1:5555")

@@ -15,18 +15,17 @@ import asyncio
 import logging
 import os
 import shutil
-from collections.abc import Callable
 from typing import Any, TypeVar
 
 import adbutils
 
+from relay_desktop.device.adb_calls import call
+from relay_desktop.device.device import Device
 from relay_desktop.device.errors import (
     AdbServerError,
-    DeviceDisconnectedError,
     DeviceError,
     DeviceNotFoundError,
     DeviceOfflineError,
-    DeviceTimeoutError,
     DeviceUnauthorizedError,
 )
 from relay_desktop.device.models import DeviceInfo
@@ -37,44 +36,6 @@ T = TypeVar("T")
 DEFAULT_PORT = 5037
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
 SERVER_RACE_GRACE_S = 5.0      # how long a server another command started may take to answer
-
-
-def translate_error(exc: BaseException, serial: str | None = None) -> DeviceError:
-    """Map an adbutils/socket failure to our error hierarchy (the only place that knows adbutils' words)."""
-    if isinstance(exc, DeviceError):
-        return exc
-    message = str(exc).strip()
-    lowered = message.lower()
-    who = serial or "device"
-    if isinstance(exc, adbutils.AdbTimeout | TimeoutError):
-        return DeviceTimeoutError(f"{who}: timed out ({message or 'no answer'})")
-    if "unauthorized" in lowered:
-        return DeviceUnauthorizedError(who)
-    if "offline" in lowered:
-        return DeviceOfflineError(f"{who} is offline: reconnect the cable or run 'adb reconnect'")
-    if "not found" in lowered or "no devices" in lowered or "can't find any" in lowered:
-        return DeviceNotFoundError(f"{who} not found: check the cable, or 'adb connect HOST:PORT'")
-    if "more than one" in lowered:
-        return DeviceNotFoundError("several devices are attached: choose one by serial (or set ANDROID_SERIAL)")
-    if isinstance(exc, adbutils.errors.AdbConnectionError) or "connect to adb server" in lowered:
-        return AdbServerError(f"cannot reach the adb server: {message}")
-    # "Unknown data: b''": adbutils read an empty status, i.e. the server closed the socket (it died mid-answer).
-    if isinstance(exc, EOFError | ConnectionError | BrokenPipeError) or "connection closed" in lowered \
-            or lowered == "closed" or lowered.endswith("unknown data: b''"):
-        return DeviceDisconnectedError(f"{who} disconnected while a command was running")
-    if isinstance(exc, OSError):
-        return DeviceDisconnectedError(f"{who}: connection lost ({message})")
-    return DeviceError(f"{who}: {message or type(exc).__name__}")
-
-
-async def call(fn: Callable[[], T], *, serial: str | None = None, timeout: float = 30.0) -> T:
-    """Run a blocking adbutils call in a thread, with a deadline and translated errors."""
-    try:
-        return await asyncio.wait_for(asyncio.to_thread(fn), timeout)
-    except TimeoutError as exc:
-        raise DeviceTimeoutError(f"{serial or 'adb'}: no answer within {timeout:g} s") from exc
-    except (adbutils.AdbError, OSError, EOFError) as exc:
-        raise translate_error(exc, serial) from exc
 
 
 def find_adb() -> str:
@@ -250,9 +211,7 @@ class AdbServer:
         raise DeviceNotFoundError(f"several devices attached ({', '.join(d.serial for d in ready)}): "
                                   "choose one by serial or set ANDROID_SERIAL")
 
-    async def device(self, serial: str | None = None):  # -> Device (import cycle kept out of the signature)
-        from relay_desktop.device.device import Device
-
+    async def device(self, serial: str | None = None) -> Device:
         return Device(self, await self.pick_serial(serial))
 
 

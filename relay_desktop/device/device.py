@@ -26,7 +26,7 @@ import adbutils
 from PIL import Image, UnidentifiedImageError
 
 from relay_desktop.device import app_labels
-from relay_desktop.device.adb_server import call
+from relay_desktop.device.adb_calls import call
 from relay_desktop.device.errors import (
     AdbServerError,
     AppNotFoundError,
