@@ -321,6 +321,24 @@ async def test_a_steps_result_names_the_control_it_changed_before_what_appeared(
     assert result.split("→ done; ", 1)[1].startswith('~ e1 switch "Wi-Fi": off → on'), result
 
 
+async def test_one_change_is_never_summed_up_as_one_more() -> None:
+    """A reader: a send's result ended "… and 1 more changes": the line saying so is as long as the change."""
+    from relay_desktop.agent.step_results import _EFFECT_LINES
+
+    def reveal(phone: FakePhone) -> None:
+        phone.screen.widgets += [Widget(f"Network {n}", "text") for n in range(_EFFECT_LINES)]
+
+    screens = {"s": Screen("com.example.app", [Widget("Wi-Fi", "switch")], taps={"Wi-Fi": reveal})}
+
+    def fast(n: int, request: LLMRequest) -> object:
+        return tap("e1") if n == 1 else complete()
+
+    run = await run_task(FakePhone(screens, "s"), Script(fast), planning=False)
+    result = next(line for line in "\n".join(m.text for m in run.fast_requests()[1].messages).splitlines()
+                  if line.startswith("1. tap e1"))
+    assert "1 more change" not in result and f"Network {_EFFECT_LINES - 1}" in result, result
+
+
 async def test_the_same_picture_is_not_read_again_a_changed_one_is() -> None:
     """OCR is the slowest part of a look at a phone whose dump is quick: a still screen reuses what was read."""
     from relay_desktop.agent.orchestrator import Orchestrator

@@ -150,7 +150,8 @@ def effect_of(before: Observation, after: Observation, step: Step | None = None)
     rank = {"~": 1, "+": 2, "-": 3}
     kept = sorted((line for line in lines if not line.endswith(": moved")), key=lambda line: rank.get(line[:1], 0)) \
         or moved[:1]
-    shown = kept[:_EFFECT_LINES]
+    # One change more is shown, not counted: "… and 1 more changes" is as long as the change it hides.
+    shown = kept[:_EFFECT_LINES] if len(kept) > _EFFECT_LINES + 1 else kept
     if len(kept) > len(shown):
         shown.append(f"… and {len(kept) - len(shown)} more changes")
     if moved and kept is not moved[:1]:

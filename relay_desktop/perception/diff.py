@@ -104,7 +104,7 @@ class ElementDiff:
             lines += [f"~ {c.describe()}" for c in self.changed if _worth_a_line(c.after)]
         if not lines:
             return "nothing changed" if self.empty else "nothing changed but the status bar"
-        if len(lines) > max_lines:
+        if len(lines) > max_lines + 1:     # one more line is shown, not counted
             hidden = len(lines) - max_lines
             lines = [*lines[:max_lines], f"… and {hidden} more changes"]
         return "\n".join(lines)
