@@ -285,3 +285,10 @@ def test_key_tells_steps_apart_by_target_and_text_but_not_by_id_spelling() -> No
     assert Step.of("type", element="e3", text="a").key() != Step.of("type", element="e3", text="b").key()
     assert Step.of("scroll", direction="up").key() != Step.of("scroll", direction="down").key()
     assert Step.of("type", text="a", submit=True).key() != Step.of("type", text="a").key()
+
+
+def test_type_says_what_a_line_break_in_text_does() -> None:
+    """A reader: whether "\\n" makes a line break could not be known before trying it."""
+    from relay_desktop.agent.actions import ACTIONS
+
+    assert "(\\n) presses Enter" in ACTIONS["type"].description

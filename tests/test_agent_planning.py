@@ -281,3 +281,13 @@ async def test_recovery_planning_may_conclude_that_the_task_cannot_be_done() -> 
                            TIMEOUT)
     text = models.requests[0][1].messages[0].text
     assert "cannot be done on this phone" in text and "never a substitute" in text
+
+
+def test_split_screen_is_advised_for_much_copying_not_for_a_value_or_two() -> None:
+    """A reader: the rule's example ('note the flight number', 'text Ann the flight number') was nearly a task
+    that sequential steps with remember did well, so a literal model picked the riskier split screen."""
+    from relay_desktop.agent.planning import _SYSTEM
+
+    rule = _SYSTEM[_SYSTEM.index("- Set split_screen"):]
+    assert "A value or two read in one app and typed in another needs none" in rule
+    assert "flight number" not in rule

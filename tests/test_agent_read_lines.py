@@ -23,15 +23,37 @@ def test_the_lines_a_step_s_reasoning_points_at_are_quoted() -> None:
     read = memory.read_lines(4, "com.google.android.apps.messaging", screen,
                              "Carol answered 'Anytime! Lunch next week?' to the thanks for dinner; then Tuesday.")
     assert read == ("Anytime! Lunch next week?",)     # "Tuesday" alone is a word in passing, not a quote
-    assert 'read at step 4' in memory.read_text() and '"Anytime! Lunch next week?"' in memory.read_text()
+    assert 'read on the screen at step 4' in memory.read_text() and '"Anytime! Lunch next week?"' in memory.read_text()
 
 
 def test_a_button_named_in_passing_is_not_taken_for_what_was_read() -> None:
     memory = Memory()
     read = memory.read_lines(2, "com.android.settings", ["Network & internet", "Connected devices", "Apps"],
-                             "I will tap Network & internet to find Wi-Fi.")
+                             "I will tap Network & internet to find Wi-Fi.", controls={0, 1, 2})
     assert read == ()
     assert memory.read_text() == ""
+
+
+def test_a_short_plain_text_the_reasoning_names_whole_is_read() -> None:
+    """A reader: the contact page the agent saw after Save ("Lena Vogel", "555-0190 · Mobile") never reached the
+    verifier; short texts that are not controls count when the reasoning names all their words."""
+    memory = Memory()
+    screen = ["Lena Vogel", "555-0190 · Mobile", "Text", "Call", "Edit contact"]
+    read = memory.read_lines(5, "contacts", screen, "Saved: Lena Vogel, 555-0190 mobile. Now tap Text.",
+                             controls={2, 3, 4})
+    assert read == ("Lena Vogel", "555-0190 · Mobile")
+    # The same words on a control are a target, not something read.
+    assert memory.read_lines(6, "contacts", ["Lena Vogel", "Call Lena"], "Tap Lena Vogel's row",
+                             controls={0, 1}) == ()
+
+
+def test_facts_read_from_one_line_share_it() -> None:
+    memory = Memory()
+    memory.add(["Guest network is Maple-Guest", "Guest password is bluebird2024"], 3, "keep",
+               ["Wi-Fi password for guests · Network: Maple-Guest Password: bluebird2024"])
+    text = memory.read_text()
+    assert text.count("Maple-Guest Password") == 1 and "behind F1, F2" in text, text
+    assert "(screen at step 3, keep)" in text
 
 
 def test_read_lines_stay_within_the_budget_newest_first() -> None:

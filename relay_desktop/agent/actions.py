@@ -65,7 +65,8 @@ ACTIONS: dict[str, ActionSpec] = {spec.name: spec for spec in (
                "ever seeing it): taps the field first when an element is given. Typed text goes in at the field's "
                "cursor, which a tap puts wherever it lands (taps do not place the cursor reliably), so in a field "
                "that has text use clear=true to replace all of it, or replace=\"old words\" with text=\"new words\" "
-               "to change part of it (the rest of the field, line breaks included, is kept).",
+               "to change part of it (the rest of the field, line breaks included, is kept). A line break in text "
+               "(\\n) presses Enter: a new line in a field of several lines.",
                {"element": _ELEMENT, "text": {"type": "string"},
                 "secret": {"type": "string", "description": "the name of a saved secret to type instead of text"},
                 "clear": {"type": "boolean", "description": "delete the field's current text first"},

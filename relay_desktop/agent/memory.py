@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from relay_desktop.agent.evidence import Screen, match_evidence, numbers_in, words_in
@@ -155,17 +155,22 @@ class Memory:
         self._make_room()
         return added
 
-    def read_lines(self, step: int, app: str, screen_texts: Sequence[str], reasoning: str) -> tuple[str, ...]:
-        """Keep the screen lines the model's reasoning at ``step`` points at (a message, a notice it read), so
-        the completion verifier can check a decision made on a screen long gone. A line counts when it has
-        three telling words or more and the reasoning shares at least two and half of them: a button named in
-        passing ("tap Network & internet") is not a line read."""
+    def read_lines(self, step: int, app: str, screen_texts: Sequence[str], reasoning: str,
+                   controls: Collection[int] = ()) -> tuple[str, ...]:
+        """Keep the screen lines the model's reasoning at ``step`` points at (a message, a notice, a saved
+        contact's name and number), so the completion verifier can check a decision made on a screen long gone.
+        A line counts when it has three telling words or more and the reasoning shares at least two and half of
+        them; a shorter text that is not a control (``controls``: indices of the texts that are) when the
+        reasoning names both its words. A button named in passing ("tap Network & internet") is a target, not
+        a line read."""
         said = words_in(reasoning)
         scored = []
         for index, text in enumerate(screen_texts):
             words = words_in(text)
             shared = len(words & said)
-            if len(words) >= 3 and shared >= 2 and 2 * shared >= len(words):
+            long_enough = len(words) >= 3 and shared >= 2 and 2 * shared >= len(words)
+            named_whole = len(words) == 2 and shared == 2 and index not in controls
+            if long_enough or named_whole:
                 scored.append((-shared, index, text))
         lines = tuple(text for _, _, text in sorted(scored)[:READ_PER_STEP])
         lines = tuple(sorted(lines, key=list(screen_texts).index))      # in the screen's order
@@ -226,15 +231,21 @@ class Memory:
         ``budget`` characters (the facts' first, then the newest reads), in step order: what the completion
         verifier needs to check the agent's decisions itself."""
         candidates: list[tuple[int, str]] = []      # (step, line)
+        behind: dict[str, list[Fact]] = {}          # facts read from one line share it ("behind F1, F2")
         for fact in reversed(self.facts):
             if fact.evidence and not fact.from_task:
-                app = fact.seen_in or fact.app
-                candidates.append((fact.seen_at or fact.step, f'- behind {fact.key} (screen at step '
-                                   f'{fact.seen_at or fact.step}' + (f", {app}" if app else "") +
-                                   f'): "{fact.evidence}"'))
+                behind.setdefault(fact.evidence, []).append(fact)
+        for evidence, facts in behind.items():
+            fact = facts[0]
+            app = fact.seen_in or fact.app
+            keys = ", ".join(sorted((f.key for f in facts), key=lambda k: int(k[1:]) if k[1:].isdigit() else 0))
+            candidates.append((fact.seen_at or fact.step, f'- behind {keys} (screen at step '
+                               f'{fact.seen_at or fact.step}' + (f", {app}" if app else "") + f'): "{evidence}"'))
         for step, app, texts in reversed(self.reads):
             for text in texts:
-                candidates.append((step, f"- read at step {step}" + (f" ({app})" if app else "") +
+                # The screen the model was shown at that step, before it acted (the transcript's "step N:" is
+                # what it then did).
+                candidates.append((step, f"- read on the screen at step {step}" + (f" ({app})" if app else "") +
                                    f': "{_quoted(text, READ_LINE_CHARS)}"'))
         chosen: list[tuple[int, str]] = []
         used = 0

@@ -348,7 +348,8 @@ class Orchestrator:
             self.conversation.facts = as_data(self.memory.text())
         self.memory.saw(iteration, observation.app, screen_texts)
         # What the model's reasoning quotes from this screen (a message, a notice) is kept for the verifier.
-        self.memory.read_lines(iteration, observation.app, screen_texts, f"{plan.thinking}\n{plan.reflection}")
+        self.memory.read_lines(iteration, observation.app, screen_texts, f"{plan.thinking}\n{plan.reflection}",
+                               controls={i for i, e in enumerate(observation.element_map.elements) if e.interactive})
         async with self.device_turn():
             await self.steps.execute(plan, observation)
             await self._settle()

@@ -219,12 +219,14 @@ answer) asks for it; then plan it plainly, the user confirms it when it runs. Un
 task points to, plan reading it first, not what it might say.
 - Plan nothing the task did not ask for: no switch turned on or setting changed to see what happens.
 - Never plan to type a password or code the user did not give (a saved secret, when listed, counts as given).
-- Set split_screen only when the task truly needs two apps side by side: what one shows is typed into the \
-other, or the user asks for split screen. Both apps must be installed. Then the phone is put in split screen \
-and two agents work at once, one per app: apps lists the app read from first (it goes in the top half) and \
-the app typed into second (the bottom half, above the keyboard); goals says what each agent gets done in its \
-app, e.g. ["Open the 'Trip' note and note the flight number", "Text Ann the flight number"]. They share what \
-they note, so the second can use what the first found.
+- Set split_screen only when the task truly needs two apps side by side: much of what one shows is copied \
+piece by piece into the other (a list, a recipe, several fields), or the user asks for split screen. A value \
+or two read in one app and typed in another needs none: the agent remembers them and switches apps, which is \
+simpler. Both apps must be installed. Then the phone is put in split screen and two agents work at once, one \
+per app: apps lists the app read from first (it goes in the top half) and the app typed into second (the \
+bottom half, above the keyboard); goals says what each agent gets done in its app, e.g. ["Open the recipe and \
+note each ingredient", "Write the ingredients into a new note"]. They share what they note, so the second can \
+use what the first found.
 
 {UNTRUSTED_NOTICE}"""
 
