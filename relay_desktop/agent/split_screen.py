@@ -29,7 +29,7 @@ from relay_desktop.llm.types import Message
 from relay_desktop.perception import Bounds, UINode, parse_hierarchy
 
 if TYPE_CHECKING:
-    from relay_desktop.agent.orchestrator import Orchestrator
+    from relay_desktop.agent.agent_loop import AgentLoop
     from relay_desktop.agent.planning import SplitScreenRecommendation
 
 __all__ = ["SplitScreenCoordinator", "SplitScreenError"]
@@ -45,7 +45,7 @@ class SplitScreenError(Exception):
 
 
 class SplitScreenCoordinator:
-    def __init__(self, parent: Orchestrator, recommendation: SplitScreenRecommendation) -> None:
+    def __init__(self, parent: AgentLoop, recommendation: SplitScreenRecommendation) -> None:
         self.parent = parent           # the run's own loop, whose run this becomes
         self.recommendation = recommendation
         self.phone = parent.phone

@@ -17,10 +17,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from relay_desktop.agent.agent_loop import AgentLoop
 from relay_desktop.agent.control import RunFinishedSignal
 from relay_desktop.agent.events import LogLine, Outcome, StepStarted
 from relay_desktop.agent.memory import Memory
-from relay_desktop.agent.orchestrator import Orchestrator
 from relay_desktop.agent.planning import Approach, PlanningResult
 from relay_desktop.agent.prompts import as_data
 
@@ -58,8 +58,8 @@ class StepCounter:
         return self.value
 
 
-class WindowAgentLoop(Orchestrator):
-    def __init__(self, parent: Orchestrator, window: WindowPhone, task: str, note: Memory, steps: int,
+class WindowAgentLoop(AgentLoop):
+    def __init__(self, parent: AgentLoop, window: WindowPhone, task: str, note: Memory, steps: int,
                  counter: StepCounter) -> None:
         settings = replace(parent.settings, max_steps=max(MIN_STEPS, steps), split_screen=False)
         on_change = parent.control.on_change
