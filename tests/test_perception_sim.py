@@ -134,3 +134,31 @@ async def test_ids_hold_while_typing_into_a_field() -> None:
     assert same.id == title.id and same.value == "Groceries"
     unchanged = {e.id for e in editor if e.window is WindowKind.APP} - {title.id}
     assert unchanged <= {e.id for e in typed}
+
+
+async def test_the_clock_s_alarm_list_says_more_may_follow_until_its_last_alarm_shows() -> None:
+    """A reader gave up on 'my piano lesson' alarm: after one scroll the list ended at 08:00 with no hint, though
+    seven alarms followed — rows under the list's padding (kept clear for the Add button) were left out."""
+    from relay_desktop.perception.render import element_line
+    from relay_desktop.sim.tasks import TASKS_BY_ID
+
+    phone = VirtualPhone()
+    TASKS_BY_ID["hard_clock_piano_quarter_past_five"].setup(phone)
+    driver = PhoneDriver(phone)
+    await driver.launch_app("com.google.android.deskclock")
+    element_map = build_element_map(await driver.dump_hierarchy())
+    seen: list[str] = []
+    for _ in range(8):
+        alarms = [e.label for e in element_map.elements if e.role == "switch"]
+        seen += alarms
+        listing = next(e for e in element_map.elements if e.role == "scroll")
+        hinted = "more may follow" in element_line(listing)
+        if not any("22:45" in label for label in alarms):
+            assert hinted, alarms
+        elif not hinted:
+            break
+        box = listing.bounds
+        x = (box.left + box.right) // 2
+        await driver.swipe(x, box.bottom - 100, x, box.top + 100, 300)
+        element_map = build_element_map(await driver.dump_hierarchy(), element_map)
+    assert any("18:00" in label for label in seen) and any("22:45" in label for label in seen)
