@@ -126,8 +126,8 @@ class ScriptedModel:
 
 async def main() -> None:
     from relay_desktop.agent.orchestrator import Orchestrator
-    from relay_desktop.agent.safety import Handlers
     from relay_desktop.agent.settings import AgentSettings
+    from relay_desktop.agent.steps.safety import Handlers
     from relay_desktop.device.adb_server import AdbServer
     from relay_desktop.sim.config import PhoneConfig
     from relay_desktop.sim.service import VirtualPhoneService

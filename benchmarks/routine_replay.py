@@ -28,8 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.private_adb import private_adb_server
 from relay_desktop.agent.events import EventBus, RunFinished, StepStarted
 from relay_desktop.agent.orchestrator import Orchestrator
-from relay_desktop.agent.safety import Handlers
 from relay_desktop.agent.settings import AgentSettings
+from relay_desktop.agent.steps.safety import Handlers
 from relay_desktop.mirror.client import MirrorClient
 from relay_desktop.mirror.mirrored_phone import MirroredPhone
 from relay_desktop.mirror.provisioning import virtual_phone_server

@@ -20,7 +20,7 @@ from typing import Any
 
 from relay_desktop.agent.events import ActionResult, Event, HumanInput, PlanReceived, Verification
 from relay_desktop.agent.ports import Models
-from relay_desktop.agent.safety import Handlers
+from relay_desktop.agent.steps.safety import Handlers
 from relay_desktop.llm.costs import CostMeter
 from relay_desktop.llm.types import LLMRequest, LLMResponse, Role
 

@@ -243,7 +243,7 @@ class BenchRun:
     async def _start_phone(self, stack: AsyncExitStack, adb: Any, models: Models | None,
                            fresh: bool = True) -> _Phone:
         """A virtual phone, its mirror and its counters; stopped (mirror, then device, then phone) on exit."""
-        from relay_desktop.agent.knowledge import AppKnowledgeCache
+        from relay_desktop.agent.supervisors.knowledge import AppKnowledgeCache
         from relay_desktop.sim.config import INSTANT, REALISTIC, PhoneConfig
         from relay_desktop.sim.service import VirtualPhoneService
 

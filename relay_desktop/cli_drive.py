@@ -46,8 +46,8 @@ async def drive(device: Any, service: Any, task: str, options: DriveOptions, out
     """Carry out ``task`` on ``device`` (the virtual phone ``service``'s, or a real one), replaying ``routine``
     (a BoundRoutine kept in the RoutineStore ``routines``) first when given. None when a recording was asked
     for and cannot be made (said on ``out``). The device is closed; the phone itself is the caller's."""
-    from relay_desktop.agent.knowledge import AppKnowledgeCache
     from relay_desktop.agent.orchestrator import Orchestrator
+    from relay_desktop.agent.supervisors.knowledge import AppKnowledgeCache
     from relay_desktop.mirror.mirrored_phone import MirroredPhone
     from relay_desktop.routines.service import RoutineRun
     from relay_desktop.runs import RunRecorder, RunStore

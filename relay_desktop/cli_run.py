@@ -19,8 +19,8 @@ from typing import Any
 
 from relay_desktop.agent.control import STOPPED_BY_THE_USER
 from relay_desktop.agent.events import Event
-from relay_desktop.agent.safety import Handlers
 from relay_desktop.agent.settings import AgentSettings, task_problem
+from relay_desktop.agent.steps.safety import Handlers
 from relay_desktop.cli_options import number, whole
 from relay_desktop.cli_output import EventPrinter
 from relay_desktop.device.errors import DeviceError

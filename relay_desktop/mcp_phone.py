@@ -18,13 +18,13 @@ from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from typing import Any
 
-from relay_desktop.agent.actions import ResolvedStep, StepError, parse_plan, resolve_step, screen_step
 from relay_desktop.agent.control import RunControl
-from relay_desktop.agent.executor import Executor
-from relay_desktop.agent.observation import Observation
-from relay_desktop.agent.plan_runner import retarget
-from relay_desktop.agent.safety import sensitive_reason, typing_secret
+from relay_desktop.agent.loop.observation import Observation
+from relay_desktop.agent.loop.plan_runner import retarget
 from relay_desktop.agent.settings import AgentSettings
+from relay_desktop.agent.steps.actions import ResolvedStep, StepError, parse_plan, resolve_step, screen_step
+from relay_desktop.agent.steps.executor import Executor
+from relay_desktop.agent.steps.safety import sensitive_reason, typing_secret
 from relay_desktop.device.errors import DeviceError
 from relay_desktop.user_secrets import SecretStore
 

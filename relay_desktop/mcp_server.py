@@ -24,11 +24,11 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import BaseModel, Field
 
-from relay_desktop.agent.actions import KEYS, MAX_STEPS_PER_PLAN
 from relay_desktop.agent.events import ActionResult, Event, RunFinished
-from relay_desktop.agent.prompts import screen_block, screenshot_line
-from relay_desktop.agent.safety import Handlers
+from relay_desktop.agent.loop.prompts import screen_block, screenshot_line
 from relay_desktop.agent.settings import AgentSettings, task_problem
+from relay_desktop.agent.steps.actions import KEYS, MAX_STEPS_PER_PLAN
+from relay_desktop.agent.steps.safety import Handlers
 from relay_desktop.cli_run import models_from_args, suite_task_for
 from relay_desktop.device.errors import DeviceError
 from relay_desktop.llm.redaction import redact
@@ -38,7 +38,7 @@ from relay_desktop.mcp_routines import RoutineAround, bound_routine, routine_for
 __all__ = ["build_server"]
 
 SYSTEM_KEYS = ("back", "home", "recent_apps")     # the agent's actions of their own; one key each here
-# As in the agent's action schemas (agent/actions.py), spelled out so the tools' input schemas list them.
+# As in the agent's action schemas (agent/steps/actions.py), spelled out so the tools' input schemas list them.
 Direction = Literal["up", "down", "left", "right"]
 Edge = Literal["top", "bottom", "left", "right"]
 
@@ -111,8 +111,8 @@ class _Runs:
 
     async def run(self, ctx: Context, task: str, max_steps: int | None, routine: Any = None) -> dict[str, Any]:
         from relay_desktop.agent.events import EventBus
-        from relay_desktop.agent.knowledge import AppKnowledgeCache
         from relay_desktop.agent.orchestrator import Orchestrator
+        from relay_desktop.agent.supervisors.knowledge import AppKnowledgeCache
         from relay_desktop.llm.router import ModelRouter
         from relay_desktop.user_secrets import SecretStore
 

@@ -9,8 +9,8 @@ from typing import Any, TypeVar
 
 from relay_desktop.agent.events import Event, EventBus
 from relay_desktop.agent.orchestrator import Orchestrator
-from relay_desktop.agent.safety import Handlers
 from relay_desktop.agent.settings import AgentSettings, RunResult
+from relay_desktop.agent.steps.safety import Handlers
 from relay_desktop.llm.types import LLMRequest, Role
 from tests.agent_fakes import ScriptedModels
 from tests.agent_scripts import act

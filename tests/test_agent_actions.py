@@ -8,7 +8,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from relay_desktop.agent.actions import (
+from relay_desktop.agent.steps.actions import (
     ACTIONS,
     MAX_STEPS_PER_PLAN,
     OPTIONAL_ACTIONS,
@@ -289,6 +289,6 @@ def test_key_tells_steps_apart_by_target_and_text_but_not_by_id_spelling() -> No
 
 def test_type_says_what_a_line_break_in_text_does() -> None:
     """A reader: whether "\\n" makes a line break could not be known before trying it."""
-    from relay_desktop.agent.actions import ACTIONS
+    from relay_desktop.agent.steps.actions import ACTIONS
 
     assert "(\\n) presses Enter" in ACTIONS["type"].description

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 
-from relay_desktop.agent.context import APPS_TTL_SECONDS, DeviceContextCache
+from relay_desktop.agent.loop.context import APPS_TTL_SECONDS, DeviceContextCache
 from relay_desktop.device.models import AppInfo, CurrentApp, DeviceContext
 
 TIMEOUT = 5.0

@@ -3,7 +3,7 @@ whose roles alternate."""
 
 from __future__ import annotations
 
-from relay_desktop.agent.conversation import WINDOW, Conversation, merge_roles
+from relay_desktop.agent.loop.conversation import WINDOW, Conversation, merge_roles
 from relay_desktop.llm.types import ImagePart, Message
 
 SHOT_1 = ImagePart(b"first screenshot")
@@ -76,7 +76,7 @@ def test_merge_leaves_alternating_messages_alone() -> None:
 
 def test_the_window_never_starts_with_the_result_of_a_plan_it_dropped() -> None:
     """Readers saw "RESULT of your plan from step 1 …" right after the pinned message, its plan gone."""
-    from relay_desktop.agent.conversation import Conversation
+    from relay_desktop.agent.loop.conversation import Conversation
     from relay_desktop.llm.types import Message
 
     conversation = Conversation("Do the thing", window=5)

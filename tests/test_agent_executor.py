@@ -9,10 +9,10 @@ from dataclasses import dataclass
 
 import pytest
 
-from relay_desktop.agent.actions import Step, StepError, resolve_step
 from relay_desktop.agent.control import RunControl, RunStopped
-from relay_desktop.agent.executor import Executor
-from relay_desktop.agent.observation import Observation
+from relay_desktop.agent.loop.observation import Observation
+from relay_desktop.agent.steps.actions import Step, StepError, resolve_step
+from relay_desktop.agent.steps.executor import Executor
 from relay_desktop.device.device import Device
 from relay_desktop.device.models import DeviceContext
 from relay_desktop.perception import Element, ElementMap, build_element_map

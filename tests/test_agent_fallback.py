@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from relay_desktop.agent.actions import SemanticActionPlan, Step, parse_plan
-from relay_desktop.agent.fallback import MAX_PLANS, FallbackPlanner
-from relay_desktop.agent.fallback_rules import choose_app, read_task
-from relay_desktop.agent.observation import Observation
+from relay_desktop.agent.fallback.planner import MAX_PLANS, FallbackPlanner
+from relay_desktop.agent.fallback.rules import choose_app, read_task
+from relay_desktop.agent.loop.observation import Observation
+from relay_desktop.agent.steps.actions import SemanticActionPlan, Step, parse_plan
 from relay_desktop.device.models import AppInfo, CurrentApp, DeviceContext
 from relay_desktop.perception import ElementMap, build_element_map
 from relay_desktop.sim.phone import VirtualPhone

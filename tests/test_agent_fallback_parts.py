@@ -10,9 +10,9 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 
-from relay_desktop.agent.fallback import FallbackPlanner
-from relay_desktop.agent.fallback_rules import read_task
-from relay_desktop.agent.observation import Observation
+from relay_desktop.agent.fallback.planner import FallbackPlanner
+from relay_desktop.agent.fallback.rules import read_task
+from relay_desktop.agent.loop.observation import Observation
 from relay_desktop.sim.tasks import TASKS_BY_ID
 from tests.test_agent_fallback import APPS, RUN_TIMEOUT_S, Run, _drive, _node, _screen, _step, _text
 

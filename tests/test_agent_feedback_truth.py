@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from relay_desktop.agent.events import Verification
-from relay_desktop.agent.prompts import UNTRUSTED_NOTICE, device_name
-from relay_desktop.agent.safety import Handlers
+from relay_desktop.agent.loop.prompts import UNTRUSTED_NOTICE, device_name
+from relay_desktop.agent.steps.safety import Handlers
 from relay_desktop.llm.types import LLMRequest
 from relay_desktop.sim.service import VirtualPhoneService
 from tests.agent_harness import Script, complete, run_task, tap
@@ -42,8 +42,8 @@ def test_a_mirror_frame_smaller_than_the_screen_is_not_called_the_screen() -> No
     # The mirror's frame is 536x1200 while the display is 1080x2400: the screen's size is the display's.
     from PIL import Image
 
-    from relay_desktop.agent.observation import Observation
-    from relay_desktop.agent.prompts import screenshot_line
+    from relay_desktop.agent.loop.observation import Observation
+    from relay_desktop.agent.loop.prompts import screenshot_line
     from relay_desktop.device.models import DeviceContext
     from relay_desktop.perception import build_element_map, prepare_screenshot
 
@@ -121,7 +121,7 @@ async def test_remembered_facts_are_pinned_and_reach_the_planner_and_the_verifie
 
 
 def test_memory_is_capped_and_keeps_the_newest() -> None:
-    from relay_desktop.agent.memory import MAX_FACTS, Memory
+    from relay_desktop.agent.memory.facts import MAX_FACTS, Memory
 
     memory = Memory()
     memory.add([f"fact {n}" for n in range(MAX_FACTS + 3)], 1, "app")
@@ -240,25 +240,27 @@ async def test_set_value_to_an_end_of_a_slider_with_an_unknown_range_reaches_tha
 
 
 def test_no_agent_module_imports_the_orchestrator() -> None:
-    """The step runner gets what it needs (run_state.RunState), not a back-reference to the orchestrator. Only
-    loops themselves may: a split screen's window loop is an orchestrator, and its coordinator runs two of them
-    in place of the run's own."""
+    """The step runner gets what it needs (loop/run_state.RunState), not a back-reference to the loop. Only
+    loops themselves may: the orchestrator builds on the agent loop, a split screen's window loop is an agent
+    loop, and its coordinator runs two of them in place of the run's own."""
     agent = Path(__file__).resolve().parents[1] / "relay_desktop" / "agent"
+    allowed = {"orchestrator.py", "loop/agent_loop.py", "__init__.py", "split_screen/window_loop.py",
+               "split_screen/coordinator.py"}
     offenders = []
-    for path in agent.glob("*.py"):
-        if path.name in ("orchestrator.py", "agent_loop.py", "__init__.py", "window_loop.py", "split_screen.py"):
+    for path in agent.rglob("*.py"):
+        if path.relative_to(agent).as_posix() in allowed:
             continue
         tree = ast.parse(path.read_text())
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.module in ("relay_desktop.agent.orchestrator",
-                                                                    "relay_desktop.agent.agent_loop"):
+                                                                    "relay_desktop.agent.loop.agent_loop"):
                 offenders.append(path.name)
     assert offenders == []
 
 
 async def test_the_search_hint_is_only_given_while_the_search_field_is_empty() -> None:
-    from relay_desktop.agent.observation import Observation
-    from relay_desktop.agent.prompts import screen_block
+    from relay_desktop.agent.loop.observation import Observation
+    from relay_desktop.agent.loop.prompts import screen_block
     from relay_desktop.device.models import DeviceContext
     from relay_desktop.perception import build_element_map
 
@@ -324,7 +326,7 @@ async def test_a_steps_result_names_the_control_it_changed_before_what_appeared(
 
 async def test_one_change_is_never_summed_up_as_one_more() -> None:
     """A reader: a send's result ended "… and 1 more changes": the line saying so is as long as the change."""
-    from relay_desktop.agent.step_results import _EFFECT_LINES
+    from relay_desktop.agent.steps.results import _EFFECT_LINES
 
     def reveal(phone: FakePhone) -> None:
         phone.screen.widgets += [Widget(f"Network {n}", "text") for n in range(_EFFECT_LINES)]
@@ -413,8 +415,8 @@ async def test_the_supervisors_transcript_says_when_a_steps_check_failed() -> No
 
 
 def test_a_tap_at_a_point_says_what_was_under_it() -> None:
-    from relay_desktop.agent.actions import Step
-    from relay_desktop.agent.step_results import step_with_target
+    from relay_desktop.agent.steps.actions import Step
+    from relay_desktop.agent.steps.results import step_with_target
     from relay_desktop.perception import build_element_map
 
     element_map = build_element_map(FakePhone(counter_screens(), "s0").xml())

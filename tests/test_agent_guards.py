@@ -3,8 +3,7 @@ same-element loops, fed with hand-made screens and transitions."""
 
 from __future__ import annotations
 
-from relay_desktop.agent.actions import Step
-from relay_desktop.agent.guards import (
+from relay_desktop.agent.loop.guards import (
     SAME_ELEMENT_LIMIT,
     SIGNATURE_WINDOW,
     STAGNATION_REPEATS,
@@ -13,7 +12,8 @@ from relay_desktop.agent.guards import (
     LoopGuards,
     Transition,
 )
-from relay_desktop.agent.observation import Observation
+from relay_desktop.agent.loop.observation import Observation
+from relay_desktop.agent.steps.actions import Step
 from relay_desktop.device.models import DeviceContext
 from relay_desktop.perception import build_element_map
 

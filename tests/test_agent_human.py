@@ -6,8 +6,8 @@ import asyncio
 import time
 
 from relay_desktop.agent.events import ActionResult, HumanInput, LogLine, RunStateChanged
-from relay_desktop.agent.prompts import SCREEN_CLOSE, SCREEN_OPEN
-from relay_desktop.agent.safety import Handlers
+from relay_desktop.agent.loop.prompts import SCREEN_CLOSE, SCREEN_OPEN
+from relay_desktop.agent.steps.safety import Handlers
 from relay_desktop.llm.types import LLMRequest
 from tests.agent_harness import Script, complete, make_run, run_task, tap
 from tests.agent_phone import FakePhone, Screen, Widget, counter_screens

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from relay_desktop.agent.knowledge import KNOWLEDGE_CONTRACT, AppKnowledgeCache
+from relay_desktop.agent.supervisors.knowledge import KNOWLEDGE_CONTRACT, AppKnowledgeCache
 from relay_desktop.device.models import AppInfo
 from relay_desktop.llm.errors import AllProvidersFailed, ServerError
 from relay_desktop.llm.types import LLMRequest, Role
@@ -118,7 +118,7 @@ async def test_a_model_failure_returns_what_is_known(tmp_path: Path, failure: Ex
     path = tmp_path / "k.json"
     await notes(AppKnowledgeCache(path, ScriptedModels(notes_responder)), [CLOCK])
     failing = ScriptedModels(lambda role, request: failure)
-    with caplog.at_level(logging.WARNING, logger="relay_desktop.agent.knowledge"):
+    with caplog.at_level(logging.WARNING, logger="relay_desktop.agent.supervisors.knowledge"):
         got = await notes(AppKnowledgeCache(path, failing), [CLOCK, KEEP])
     assert got == {CLOCK.package: NOTES[CLOCK.package]}
     assert len(failing.requests) == 1
@@ -146,7 +146,7 @@ async def test_a_corrupt_file_is_moved_aside_and_rebuilt(tmp_path: Path, caplog:
     path = tmp_path / "k.json"
     path.write_text('{"version": 1, "apps": {"com.android.deskclock": ', encoding="utf-8")
     models = ScriptedModels(notes_responder)
-    with caplog.at_level(logging.WARNING, logger="relay_desktop.agent.knowledge"):
+    with caplog.at_level(logging.WARNING, logger="relay_desktop.agent.supervisors.knowledge"):
         got = await notes(AppKnowledgeCache(path, models), [CLOCK])
     assert got == {CLOCK.package: NOTES[CLOCK.package]}
     assert (tmp_path / "k.json.corrupt").read_text(encoding="utf-8").startswith('{"version": 1')

@@ -4,7 +4,7 @@ now carries the screen text that backs it, or says that nothing on that screen d
 
 from __future__ import annotations
 
-from relay_desktop.agent.memory import Memory, evidence_for
+from relay_desktop.agent.memory.facts import Memory, evidence_for
 
 CONTACT_CARD = ["Hannah Schmidt", "Mobile · 555-0104", "Call", "Text", "Add to favourites"]
 
@@ -129,7 +129,7 @@ def test_a_count_or_total_said_in_words_is_worked_out_not_missing() -> None:
 
 def test_a_fact_read_one_screen_before_a_scroll_is_backed_by_that_screen() -> None:
     """Issue 25: facts read one screen earlier were judged against the screen after a scroll."""
-    from relay_desktop.agent.memory import Screen
+    from relay_desktop.agent.memory.facts import Screen
     memory = Memory()
     before_scroll = Screen(7, "shop", ("Cast Iron Skillet · 4.8 ★ · $39.99", "Yoga Mat · 4.2 ★ · $25.00"))
     memory.add(["Cast Iron Skillet is rated 4.8 at $39.99"], 8, "shop", ["Desk Lamp · 4.1 ★ · $45.00"],
@@ -187,7 +187,7 @@ def test_a_key_the_model_made_up_is_not_kept_in_the_fact() -> None:
 
 def test_the_screen_a_fact_was_noted_on_wins_over_a_headline_seen_before() -> None:
     """A reader: the article's line on the current screen was backed by the headline of the step before."""
-    from relay_desktop.agent.memory import Screen
+    from relay_desktop.agent.memory.facts import Screen
     memory = Memory()
     headline = Screen(2, "chrome", ("Farmers market reopens on Saturday · City Herald",))
     memory.add(["City Herald article: 'The riverside farmers market reopens this Saturday from 8 am to 1 pm.'"], 3,
@@ -212,7 +212,7 @@ def test_a_fact_about_several_rows_and_their_switches_is_backed_by_those_rows() 
 
 def test_evidence_from_an_earlier_screen_names_that_screen_s_app() -> None:
     """A reader: Dave's text in Messages was quoted as the proof of a fact noted in Contacts, labelled Contacts."""
-    from relay_desktop.agent.memory import Screen
+    from relay_desktop.agent.memory.facts import Screen
     memory = Memory()
     text = Screen(3, "com.google.android.apps.messaging", ("Dave: Maya's new number is 555-0177, old one gone",))
     memory.add(["Maya's new number is 555-0177"], 6, "com.google.android.contacts", ["Maya Patel", "Edit"],

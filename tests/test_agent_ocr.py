@@ -38,7 +38,7 @@ async def test_a_toast_after_a_tap_reaches_the_model_as_text_read_from_pixels(ad
     async def allow(_: str) -> bool:
         return True
 
-    from relay_desktop.agent.safety import Handlers
+    from relay_desktop.agent.steps.safety import Handlers
 
     run = await run_task(device, Script(fast), planning=False, timeout=90, handlers=Handlers(confirm=allow))
     second = run.fast_texts()[1]

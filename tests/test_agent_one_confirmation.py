@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from relay_desktop.agent.safety import Handlers
+from relay_desktop.agent.steps.safety import Handlers
 from relay_desktop.llm.types import LLMRequest
 from relay_desktop.sim.apps.keep import PACKAGE, KeepNotes
 from relay_desktop.sim.service import VirtualPhoneService

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from relay_desktop.agent.actions import Step, StepError, parse_plan, screen_step
+from relay_desktop.agent.steps.actions import Step, StepError, parse_plan, screen_step
 from relay_desktop.llm.types import LLMRequest
 from relay_desktop.perception import prepare_screenshot
 from relay_desktop.sim.apps.tictactoe import GRID, TicTacToe

@@ -8,15 +8,15 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from relay_desktop.agent.observation import Observation
-from relay_desktop.agent.planning import (
+from relay_desktop.agent.loop.observation import Observation
+from relay_desktop.agent.loop.prompts import UNTRUSTED_NOTICE
+from relay_desktop.agent.supervisors.planning import (
     PLANNING_CONTRACT,
     Approach,
     PlanningAgent,
     PlanningResult,
     SplitScreenRecommendation,
 )
-from relay_desktop.agent.prompts import UNTRUSTED_NOTICE
 from relay_desktop.device.models import AppInfo, CurrentApp, DeviceContext
 from relay_desktop.llm.costs import CostMeter
 from relay_desktop.llm.errors import RateLimited
@@ -286,7 +286,7 @@ async def test_recovery_planning_may_conclude_that_the_task_cannot_be_done() -> 
 def test_split_screen_is_advised_for_much_copying_not_for_a_value_or_two() -> None:
     """A reader: the rule's example ('note the flight number', 'text Ann the flight number') was nearly a task
     that sequential steps with remember did well, so a literal model picked the riskier split screen."""
-    from relay_desktop.agent.planning import _SYSTEM
+    from relay_desktop.agent.supervisors.planning import _SYSTEM
 
     rule = _SYSTEM[_SYSTEM.index("- Set split_screen"):]
     assert "A value or two read in one app and typed in another needs none" in rule

@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from relay_desktop.agent.events import ActionResult, ActionStarted
-from relay_desktop.agent.safety import Handlers
+from relay_desktop.agent.steps.safety import Handlers
 from relay_desktop.llm.types import LLMRequest, Role
 from relay_desktop.sim.apps.messages import PACKAGE as MESSAGES
 from relay_desktop.sim.service import VirtualPhoneService
@@ -169,8 +169,8 @@ def _list(*rows: str) -> str:
 
 def test_a_count_in_a_label_that_changes_in_place_is_still_the_same_control() -> None:
     """"Cart, 1 item" became "Cart, 2 items" after the first step: readers saw the tap refused as NOT RUN."""
-    from relay_desktop.agent.actions import Step
-    from relay_desktop.agent.plan_runner import retarget
+    from relay_desktop.agent.loop.plan_runner import retarget
+    from relay_desktop.agent.steps.actions import Step
     from relay_desktop.perception import build_element_map
 
     before = build_element_map(_screen(_button("Back", "back", "[0,100][150,250]"),
@@ -185,8 +185,8 @@ def test_a_count_in_a_label_that_changes_in_place_is_still_the_same_control() ->
 
 def test_a_list_row_whose_numbers_differ_is_another_item_even_in_the_same_place() -> None:
     """An alarm deleted, the next one moves up: "Alarm 8:00 AM" where "Alarm 7:30 AM" was is another alarm."""
-    from relay_desktop.agent.actions import Step
-    from relay_desktop.agent.plan_runner import retarget
+    from relay_desktop.agent.loop.plan_runner import retarget
+    from relay_desktop.agent.steps.actions import Step
     from relay_desktop.perception import build_element_map
 
     before = build_element_map(_screen(_list(_button("Alarm 7:30 AM", "alarm", "[0,300][1080,500]"),

@@ -13,10 +13,10 @@ from typing import Any
 
 from PIL import Image
 
-from relay_desktop.agent.capture import PRIVATE_APP, PROTECTED
 from relay_desktop.agent.events import HumanInput, LogLine, ScreenCaptured
+from relay_desktop.agent.loop.capture import PRIVATE_APP, PROTECTED
+from relay_desktop.agent.loop.prompts import screenshot_line
 from relay_desktop.agent.orchestrator import Orchestrator
-from relay_desktop.agent.prompts import screenshot_line
 from relay_desktop.agent.settings import AgentSettings
 from relay_desktop.perception.geometry import Bounds
 from relay_desktop.perception.ocr import OcrText

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from relay_desktop.agent.memory import Memory
+from relay_desktop.agent.memory.facts import Memory
 from relay_desktop.llm.types import LLMRequest
 from relay_desktop.sim.service import VirtualPhoneService
 from tests.agent_harness import Script, run_task

@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 
 from relay_desktop.agent.events import Verification
-from relay_desktop.agent.planning import PlanningAgent
-from relay_desktop.agent.prompts import fast_system_prompt
+from relay_desktop.agent.loop.prompts import fast_system_prompt
+from relay_desktop.agent.supervisors.planning import PlanningAgent
 from relay_desktop.llm.types import LLMRequest
 from tests.agent_fakes import ScriptedModels, sequence
 from tests.agent_harness import PLAN, Script, complete, run_task, tap

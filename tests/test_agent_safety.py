@@ -7,9 +7,9 @@ from xml.sax.saxutils import quoteattr
 
 import pytest
 
-from relay_desktop.agent.actions import ResolvedStep, Step, resolve_step
-from relay_desktop.agent.observation import Observation
-from relay_desktop.agent.safety import Handlers, sensitive_reason, typing_secret
+from relay_desktop.agent.loop.observation import Observation
+from relay_desktop.agent.steps.actions import ResolvedStep, Step, resolve_step
+from relay_desktop.agent.steps.safety import Handlers, sensitive_reason, typing_secret
 from relay_desktop.device.models import CurrentApp, DeviceContext
 from relay_desktop.perception import build_element_map
 

@@ -6,12 +6,12 @@ import asyncio
 
 import pytest
 
-from relay_desktop.agent.actions import StepError, parse_plan, plan_contract
 from relay_desktop.agent.events import ActionResult, EventBus
+from relay_desktop.agent.loop.prompts import fast_system_prompt
 from relay_desktop.agent.orchestrator import Orchestrator
-from relay_desktop.agent.prompts import fast_system_prompt
-from relay_desktop.agent.safety import Handlers
 from relay_desktop.agent.settings import AgentSettings
+from relay_desktop.agent.steps.actions import StepError, parse_plan, plan_contract
+from relay_desktop.agent.steps.safety import Handlers
 from relay_desktop.llm.types import LLMRequest
 from relay_desktop.sim.service import VirtualPhoneService
 from tests.agent_fakes import ScriptedModels

@@ -11,8 +11,8 @@ from typing import Any
 
 from relay_desktop.agent.events import ActionStarted, EventBus, LogLine, RunFinished, StepStarted
 from relay_desktop.agent.orchestrator import Orchestrator
-from relay_desktop.agent.safety import Handlers
 from relay_desktop.agent.settings import AgentSettings
+from relay_desktop.agent.steps.safety import Handlers
 from relay_desktop.llm.types import LLMRequest, Role
 from relay_desktop.runs.recorder import RunRecorder
 from relay_desktop.runs.store import RunStore

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from relay_desktop.agent.actions import ACTIONS, Step, StepError
+from relay_desktop.agent.steps.actions import ACTIONS, Step, StepError
 from relay_desktop.perception import Element
 from relay_desktop.sim.apps.keep import EDITOR, PACKAGE, KeepNotes
 from tests.test_agent_executor import Rig, rig  # noqa: F401  (the executor on the virtual phone)

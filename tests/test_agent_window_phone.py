@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from relay_desktop.agent.actions import StepError
 from relay_desktop.agent.events import EventBus, LogLine
 from relay_desktop.agent.orchestrator import Orchestrator
-from relay_desktop.agent.planning import SplitScreenRecommendation
-from relay_desktop.agent.split_screen import SplitScreenCoordinator
-from relay_desktop.agent.window_phone import SplitFocus, WindowPhone
+from relay_desktop.agent.split_screen.coordinator import SplitScreenCoordinator
+from relay_desktop.agent.split_screen.window_phone import SplitFocus, WindowPhone
+from relay_desktop.agent.steps.actions import StepError
+from relay_desktop.agent.supervisors.planning import SplitScreenRecommendation
 from relay_desktop.perception import build_element_map, parse_hierarchy
 from relay_desktop.perception.render import to_prompt_text
 from relay_desktop.sim.service import VirtualPhoneService

@@ -5,8 +5,8 @@
 
 from __future__ import annotations
 
-from relay_desktop.agent.actions import ACTIONS, Step, parse_plan
 from relay_desktop.agent.events import RunFinished
+from relay_desktop.agent.steps.actions import ACTIONS, Step, parse_plan
 from relay_desktop.llm.types import LLMRequest
 from relay_desktop.sim.service import VirtualPhoneService
 from tests.agent_harness import Script, run_task

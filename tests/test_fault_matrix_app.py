@@ -36,8 +36,8 @@ import pytest
 
 from relay_desktop.agent.events import ActionResult, Event, EventBus, LogLine, PlanReceived, RunFinished
 from relay_desktop.agent.orchestrator import Orchestrator
-from relay_desktop.agent.safety import Handlers
 from relay_desktop.agent.settings import MAX_TASK_CHARS, AgentSettings, RunResult
+from relay_desktop.agent.steps.safety import Handlers
 from relay_desktop.cli import _parser
 from relay_desktop.llm.config import LLMSettings, ModelRef
 from relay_desktop.llm.keys import KeyStore

@@ -231,7 +231,7 @@ async def test_run_task_asks_the_agents_question_through_the_client(
 def test_the_swipe_tools_choices_are_the_agents() -> None:
     from typing import get_args
 
-    from relay_desktop.agent.actions import DIRECTIONS, EDGES
+    from relay_desktop.agent.steps.actions import DIRECTIONS, EDGES
     from relay_desktop.mcp_server import Direction, Edge
 
     assert get_args(Direction) == DIRECTIONS and get_args(Edge) == EDGES
@@ -241,7 +241,7 @@ async def _save_text_routine(sim: Any) -> None:
     """'text someone', learnt from the rule-based planner's run of the Bob task on ``sim``, in this test's home."""
     from relay_desktop.agent.events import EventBus
     from relay_desktop.agent.orchestrator import Orchestrator
-    from relay_desktop.agent.safety import Handlers
+    from relay_desktop.agent.steps.safety import Handlers
     from relay_desktop.routines.learn import learn_routine
     from relay_desktop.routines.service import RunActions
     from relay_desktop.routines.store import RoutineStore

@@ -14,8 +14,8 @@ from html import escape
 
 import pytest
 
-from relay_desktop.agent.observation import Observation
-from relay_desktop.agent.prompts import screen_block
+from relay_desktop.agent.loop.observation import Observation
+from relay_desktop.agent.loop.prompts import screen_block
 from relay_desktop.device.models import CurrentApp, DeviceContext
 from relay_desktop.perception import WindowKind, build_element_map, current_dialog, diff_maps, to_prompt_text
 from relay_desktop.perception.element_map import Element, ElementMap

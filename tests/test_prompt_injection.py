@@ -29,20 +29,20 @@ from xml.sax.saxutils import quoteattr
 
 import pytest
 
-from relay_desktop.agent.actions import Step as ActionStep
-from relay_desktop.agent.actions import resolve_step
 from relay_desktop.agent.events import Event, EventBus, HumanInput, LogLine, RunFinished
-from relay_desktop.agent.observation import Observation
-from relay_desktop.agent.orchestrator import Orchestrator
-from relay_desktop.agent.prompts import (
+from relay_desktop.agent.loop.observation import Observation
+from relay_desktop.agent.loop.prompts import (
     SCREEN_CLOSE,
     SCREEN_OPEN,
     UNTRUSTED_NOTICE,
     neutralise_delimiters,
     screen_block,
 )
-from relay_desktop.agent.safety import Handlers, sensitive_reason
+from relay_desktop.agent.orchestrator import Orchestrator
 from relay_desktop.agent.settings import AgentSettings, RunResult
+from relay_desktop.agent.steps.actions import Step as ActionStep
+from relay_desktop.agent.steps.actions import resolve_step
+from relay_desktop.agent.steps.safety import Handlers, sensitive_reason
 from relay_desktop.device.models import CurrentApp, DeviceContext
 from relay_desktop.llm.config import LLMSettings, ModelRef
 from relay_desktop.llm.retry import RetryPolicy

@@ -13,8 +13,8 @@ import pytest
 
 from relay_desktop.agent.events import EventBus, LogLine, PlanReceived, Verification
 from relay_desktop.agent.orchestrator import Orchestrator
-from relay_desktop.agent.safety import Handlers
 from relay_desktop.agent.settings import AgentSettings
+from relay_desktop.agent.steps.safety import Handlers
 from relay_desktop.routines.learn import learn_routine, records_from_steps
 from relay_desktop.routines.model import Routine
 from relay_desktop.routines.service import RoutineRun, RunActions, replay_summary

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from relay_desktop.agent.actions import SemanticActionPlan, Step
 from relay_desktop.agent.events import (
     ActionResult,
     ActionStarted,
@@ -22,6 +21,7 @@ from relay_desktop.agent.events import (
     StepStarted,
     Verification,
 )
+from relay_desktop.agent.steps.actions import SemanticActionPlan, Step
 from relay_desktop.llm.redaction import register_secret
 from relay_desktop.perception import Bounds, build_element_map, prepare_screenshot
 from relay_desktop.runs import RunNotFound, RunRecorder, RunStore, render_html

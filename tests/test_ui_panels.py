@@ -14,8 +14,8 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QAbstractButton, QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
-from relay_desktop.agent.actions import Step
 from relay_desktop.agent.events import ActionStarted, HumanInput, RunFinished
+from relay_desktop.agent.steps.actions import Step
 from relay_desktop.app_settings import AppSettings
 from relay_desktop.llm.keys import KeyStore
 from relay_desktop.sim.config import PhoneConfig

@@ -17,8 +17,8 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog, QMessageB
 
 from relay_desktop.agent.events import EventBus, PlanReceived, RunFinished, RunStarted
 from relay_desktop.agent.orchestrator import Orchestrator
-from relay_desktop.agent.safety import Handlers
 from relay_desktop.agent.settings import AgentSettings
+from relay_desktop.agent.steps.safety import Handlers
 from relay_desktop.mirror.client import MirrorClient
 from relay_desktop.mirror.mirrored_phone import MirroredPhone
 from relay_desktop.mirror.provisioning import virtual_phone_server

@@ -10,7 +10,7 @@ sensitive actions. Plain asyncio, no Qt: the phone and the models come in throug
 from relay_desktop.agent.control import RunControl, RunStopped
 from relay_desktop.agent.events import Event, EventBus
 from relay_desktop.agent.orchestrator import Orchestrator
-from relay_desktop.agent.safety import Handlers
 from relay_desktop.agent.settings import AgentSettings, RunResult
+from relay_desktop.agent.steps.safety import Handlers
 
 __all__ = ["AgentSettings", "Event", "EventBus", "Handlers", "Orchestrator", "RunControl", "RunResult", "RunStopped"]

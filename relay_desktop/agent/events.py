@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
-    from relay_desktop.agent.actions import SemanticActionPlan, Step
+    from relay_desktop.agent.steps.actions import SemanticActionPlan, Step
     from relay_desktop.perception import Bounds, ElementMap, PreparedScreenshot
 
 log = logging.getLogger(__name__)

@@ -1,15 +1,15 @@
-"""The orchestrator: the agent loop of a run (agent_loop.py), which hands the rest of the run to two loops side
-by side when the planning agent recommends split screen (split_screen.py).
+"""The orchestrator: the agent loop of a run (loop/agent_loop.py), which hands the rest of the run to two loops side
+by side when the planning agent recommends split screen (split_screen/coordinator.py).
 
 The split is taken up here rather than in the loop itself because each half runs an agent loop of its own
-(window_loop.py): the loop knows nothing of split screen, and nothing imports back up.
+(split_screen/window_loop.py): the loop knows nothing of split screen, and nothing imports back up.
 """
 
 from __future__ import annotations
 
-from relay_desktop.agent.agent_loop import AgentLoop
 from relay_desktop.agent.control import RunFinishedSignal
-from relay_desktop.agent.split_screen import SplitScreenCoordinator
+from relay_desktop.agent.loop.agent_loop import AgentLoop
+from relay_desktop.agent.split_screen.coordinator import SplitScreenCoordinator
 
 __all__ = ["Orchestrator", "RunFinishedSignal"]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from relay_desktop.agent.actions import ACTIONS, OPTIONAL_ACTIONS
+from relay_desktop.agent.steps.actions import ACTIONS, OPTIONAL_ACTIONS
 from relay_desktop.routines.model import Parameter, Routine, RoutineError, RoutineStep, check_name, placeholders
 
 __all__ = ["FORMAT", "routine_from_dict", "routine_to_dict"]

@@ -1,4 +1,4 @@
-"""Whether a replayed step changed what it changed when it was recorded (agent/step_effects.py records that).
+"""Whether a replayed step changed what it changed when it was recorded (agent/steps/effects.py records that).
 
 A replay checks the facets that say what the step was for, and only those: a different clock, a new message
 preview or a list scrolled by another amount is not a different effect, another app or an unchanged switch is.
@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from relay_desktop.agent.observation import Observation
-from relay_desktop.agent.step_effects import choice_states as _choice
-from relay_desktop.agent.step_effects import reading, record_effect
-from relay_desktop.agent.step_results import no_visible_effect
+from relay_desktop.agent.loop.observation import Observation
+from relay_desktop.agent.steps.effects import choice_states as _choice
+from relay_desktop.agent.steps.effects import reading, record_effect
+from relay_desktop.agent.steps.results import no_visible_effect
 from relay_desktop.perception import Element
 from relay_desktop.perception.screen import screen_title
 from relay_desktop.routines.identity import find_target

@@ -6,7 +6,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from relay_desktop.agent.observation import Observation
+from relay_desktop.agent.loop.observation import Observation
 from relay_desktop.routines.model import BoundStep
 
 __all__ = ["Look", "ReplayOutcome"]

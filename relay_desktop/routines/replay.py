@@ -16,12 +16,12 @@ import io
 import time
 from typing import Any
 
-from relay_desktop.agent.actions import ResolvedStep, SemanticActionPlan, Step, StepError, resolve_step
 from relay_desktop.agent.control import RunFinishedSignal
 from relay_desktop.agent.events import ActionEffect, HumanInput, PlanReceived, ScreenCaptured, StepStarted
-from relay_desktop.agent.observation import Observation
-from relay_desktop.agent.safety import sensitive_reason
-from relay_desktop.agent.step_effects import record_effect
+from relay_desktop.agent.loop.observation import Observation
+from relay_desktop.agent.steps.actions import ResolvedStep, SemanticActionPlan, Step, StepError, resolve_step
+from relay_desktop.agent.steps.effects import record_effect
+from relay_desktop.agent.steps.safety import sensitive_reason
 from relay_desktop.llm.redaction import register_secret
 from relay_desktop.perception import current_dialog, diff_maps
 from relay_desktop.perception.screen import screen_title

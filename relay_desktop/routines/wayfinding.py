@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from relay_desktop.agent.actions import Step
+from relay_desktop.agent.steps.actions import Step
 from relay_desktop.perception import current_dialog
 from relay_desktop.perception.screen import screen_title
 from relay_desktop.routines.effects import title_matches

@@ -15,7 +15,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from relay_desktop.agent.actions import finger_vector
+from relay_desktop.agent.steps.actions import finger_vector
 from relay_desktop.runs.store import RunRecord, RunStore, StepRecord, withheld_text
 
 __all__ = ["export_html", "render_html"]

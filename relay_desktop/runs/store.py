@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from relay_desktop.agent.observation import PRIVATE_APP, PROTECTED
+from relay_desktop.agent.loop.observation import PRIVATE_APP, PROTECTED
 from relay_desktop.llm.redaction import redact
 from relay_desktop.paths import data_dir
 

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer
 
-from relay_desktop.agent.actions import finger_vector
 from relay_desktop.agent.events import (
     ActionStarted,
     Event,
@@ -20,7 +19,8 @@ from relay_desktop.agent.events import (
     ScreenCaptured,
     StepStarted,
 )
-from relay_desktop.agent.observation import PROTECTED
+from relay_desktop.agent.loop.observation import PROTECTED
+from relay_desktop.agent.steps.actions import finger_vector
 
 if TYPE_CHECKING:
     from relay_desktop.ui.phone_pane import PhonePane

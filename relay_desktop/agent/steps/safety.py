@@ -16,8 +16,8 @@ import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from relay_desktop.agent.actions import ResolvedStep
-from relay_desktop.agent.observation import Observation
+from relay_desktop.agent.loop.observation import Observation
+from relay_desktop.agent.steps.actions import ResolvedStep
 from relay_desktop.perception import Element, current_dialog, focused_field
 from relay_desktop.perception.labels import own_words
 

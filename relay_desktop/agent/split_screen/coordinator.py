@@ -20,17 +20,17 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING
 
 from relay_desktop.agent.events import LogLine, Outcome
-from relay_desktop.agent.memory import Memory
-from relay_desktop.agent.window_loop import StepCounter, WindowAgentLoop, part_task
-from relay_desktop.agent.window_phone import SplitFocus, WindowPhone, window_bounds
+from relay_desktop.agent.memory.facts import Memory
+from relay_desktop.agent.split_screen.window_loop import StepCounter, WindowAgentLoop, part_task
+from relay_desktop.agent.split_screen.window_phone import SplitFocus, WindowPhone, window_bounds
 from relay_desktop.device.app_labels import matching_apps
 from relay_desktop.device.models import AppInfo
 from relay_desktop.llm.types import Message
 from relay_desktop.perception import Bounds, UINode, parse_hierarchy
 
 if TYPE_CHECKING:
-    from relay_desktop.agent.agent_loop import AgentLoop
-    from relay_desktop.agent.planning import SplitScreenRecommendation
+    from relay_desktop.agent.loop.agent_loop import AgentLoop
+    from relay_desktop.agent.supervisors.planning import SplitScreenRecommendation
 
 __all__ = ["SplitScreenCoordinator", "SplitScreenError"]
 

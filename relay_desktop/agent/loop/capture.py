@@ -17,8 +17,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from relay_desktop.agent.context import DeviceContextCache
-from relay_desktop.agent.observation import PRIVATE_APP, PROTECTED, Observation
+from relay_desktop.agent.loop.context import DeviceContextCache
+from relay_desktop.agent.loop.observation import PRIVATE_APP, PROTECTED, Observation
 from relay_desktop.agent.ports import Phone, screenshot_at
 from relay_desktop.agent.settings import AgentSettings
 from relay_desktop.perception import (

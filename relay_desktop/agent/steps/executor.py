@@ -12,10 +12,10 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from relay_desktop.agent.actions import ResolvedStep, StepError, finger_vector
 from relay_desktop.agent.control import RunControl, RunStopped
-from relay_desktop.agent.observation import Observation
+from relay_desktop.agent.loop.observation import Observation
 from relay_desktop.agent.ports import Phone
+from relay_desktop.agent.steps.actions import ResolvedStep, StepError, finger_vector
 from relay_desktop.device.errors import (
     AppNotFoundError,
     CommandFailedError,

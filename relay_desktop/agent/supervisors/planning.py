@@ -17,8 +17,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from relay_desktop.agent.observation import Observation
-from relay_desktop.agent.prompts import UNTRUSTED_NOTICE, as_data, device_block, neutralise_delimiters, screen_block
+from relay_desktop.agent.loop.observation import Observation
+from relay_desktop.agent.loop.prompts import (
+    UNTRUSTED_NOTICE,
+    as_data,
+    device_block,
+    neutralise_delimiters,
+    screen_block,
+)
 from relay_desktop.device.models import AppInfo
 from relay_desktop.llm.errors import InvalidOutput
 from relay_desktop.llm.types import ImagePart, LLMRequest, LLMResponse, Message, OutputContract

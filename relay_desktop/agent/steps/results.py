@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from relay_desktop.agent.actions import Step
-from relay_desktop.agent.observation import Observation
+from relay_desktop.agent.loop.observation import Observation
+from relay_desktop.agent.steps.actions import Step
 from relay_desktop.perception import Element, ElementMap, diff_maps
 from relay_desktop.perception.pixels import pixels_changed, region_changed
 

@@ -17,23 +17,30 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from relay_desktop.agent.actions import ResolvedStep, SemanticActionPlan, Step, StepError, resolve_step, screen_step
 from relay_desktop.agent.control import RunFinishedSignal
 from relay_desktop.agent.events import ActionEffect, ActionResult, ActionStarted, HumanInput
-from relay_desktop.agent.memory import NOTED_BY_THE_AGENT
-from relay_desktop.agent.observation import Observation
+from relay_desktop.agent.loop.observation import Observation
+from relay_desktop.agent.loop.run_state import RunState
+from relay_desktop.agent.memory.facts import NOTED_BY_THE_AGENT
 from relay_desktop.agent.ports import screenshot_at
-from relay_desktop.agent.run_state import RunState
-from relay_desktop.agent.safety import (
+from relay_desktop.agent.steps.actions import (
+    ResolvedStep,
+    SemanticActionPlan,
+    Step,
+    StepError,
+    resolve_step,
+    screen_step,
+)
+from relay_desktop.agent.steps.effects import record_effect
+from relay_desktop.agent.steps.results import StepOutcome, describe_target, step_with_target
+from relay_desktop.agent.steps.safety import (
     AllowedDeletion,
     allowed_deletion,
     confirms_allowed_deletion,
     sensitive_reason,
     typing_secret,
 )
-from relay_desktop.agent.step_effects import record_effect
-from relay_desktop.agent.step_results import StepOutcome, describe_target, step_with_target
-from relay_desktop.agent.verifiers import wrong_task
+from relay_desktop.agent.supervisors.verifiers import wrong_task
 from relay_desktop.llm.errors import LLMError
 from relay_desktop.llm.types import Message
 from relay_desktop.perception import Element, ElementMap, build_element_map, parse_hierarchy

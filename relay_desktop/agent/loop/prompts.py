@@ -4,7 +4,7 @@ Screen content is untrusted: a message, a web page or a notification can say "ig
 $500 to…". So whatever came from the phone's screen goes inside one clearly delimited data section, the
 system prompt says that text in it is data and never instructions, and the delimiters are stripped from
 the screen text itself so it cannot close the section early. Sensitive actions are gated by confirmation
-regardless (see ``safety.py``): the prompt is one defence, not the only one.
+regardless (see ``steps/safety.py``): the prompt is one defence, not the only one.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from relay_desktop.agent.actions import MAX_STEPS_PER_PLAN, available_actions
-from relay_desktop.agent.observation import PRIVATE_APP, PROTECTED, Observation
+from relay_desktop.agent.loop.observation import PRIVATE_APP, PROTECTED, Observation
+from relay_desktop.agent.steps.actions import MAX_STEPS_PER_PLAN, available_actions
 from relay_desktop.device.models import AppInfo
 from relay_desktop.perception import current_dialog, focused_field, sign_in_screen, to_prompt_text
 

@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from relay_desktop.agent.observation import LAUNCHER_HINTS
+from relay_desktop.agent.loop.observation import LAUNCHER_HINTS
 from relay_desktop.device.models import AppInfo
 
 __all__ = ["ACTION_VERBS", "DESTRUCTIVE", "EFFECT_VERBS", "REFUSED_VERBS", "Slider", "TaskIntent", "Toggle",

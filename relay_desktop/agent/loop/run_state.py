@@ -9,18 +9,18 @@ from typing import TYPE_CHECKING, Any
 
 from relay_desktop.agent.control import RunControl, RunFinishedSignal
 from relay_desktop.agent.events import LogLine, Verification
-from relay_desktop.agent.memory import Memory
+from relay_desktop.agent.memory.facts import Memory
 
 if TYPE_CHECKING:
-    from relay_desktop.agent.conversation import Conversation
-    from relay_desktop.agent.coordination import PlanningCoordinator
-    from relay_desktop.agent.executor import Executor
-    from relay_desktop.agent.guards import LoopGuards
-    from relay_desktop.agent.observation import Observation
+    from relay_desktop.agent.loop.conversation import Conversation
+    from relay_desktop.agent.loop.guards import LoopGuards
+    from relay_desktop.agent.loop.observation import Observation
     from relay_desktop.agent.ports import Phone
-    from relay_desktop.agent.safety import Handlers
     from relay_desktop.agent.settings import AgentSettings
-    from relay_desktop.agent.verifiers import CompletionVerifier
+    from relay_desktop.agent.steps.executor import Executor
+    from relay_desktop.agent.steps.safety import Handlers
+    from relay_desktop.agent.supervisors.coordination import PlanningCoordinator
+    from relay_desktop.agent.supervisors.verifiers import CompletionVerifier
     from relay_desktop.perception import ElementMap
 
 __all__ = ["RunState"]

@@ -16,9 +16,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from relay_desktop.agent.actions import SemanticActionPlan, Step
-from relay_desktop.agent.fallback_rules import DESTRUCTIVE, EFFECT_VERBS, Slider, choose_app, read_task, tokens
-from relay_desktop.agent.fallback_screen import (
+from relay_desktop.agent.fallback.rules import DESTRUCTIVE, EFFECT_VERBS, Slider, choose_app, read_task, tokens
+from relay_desktop.agent.fallback.screen import (
     dismiss_button,
     element_words,
     eligible,
@@ -35,7 +34,8 @@ from relay_desktop.agent.fallback_screen import (
     shown_words,
     switch_state,
 )
-from relay_desktop.agent.observation import Observation
+from relay_desktop.agent.loop.observation import Observation
+from relay_desktop.agent.steps.actions import SemanticActionPlan, Step
 from relay_desktop.device.models import AppInfo
 from relay_desktop.perception import Dialog, Element, current_dialog
 from relay_desktop.perception.labels import slider_reading

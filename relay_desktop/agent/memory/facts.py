@@ -25,7 +25,7 @@ from collections import deque
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from relay_desktop.agent.evidence import Screen, match_evidence, numbers_in, words_in
+from relay_desktop.agent.memory.evidence import Screen, match_evidence, numbers_in, words_in
 
 __all__ = ["MAX_FACTS", "MAX_FACT_CHARS", "NOTED_BY_THE_AGENT", "Fact", "Memory", "Screen", "evidence_for"]
 

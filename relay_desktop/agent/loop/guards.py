@@ -23,8 +23,8 @@ from __future__ import annotations
 from collections import Counter, deque
 from dataclasses import dataclass, field
 
-from relay_desktop.agent.actions import Step
-from relay_desktop.agent.observation import Observation
+from relay_desktop.agent.loop.observation import Observation
+from relay_desktop.agent.steps.actions import Step
 
 __all__ = ["LoopGuards", "Transition"]
 

@@ -1,6 +1,6 @@
 """What the rule-based fallback planner looks for on a screen: the switch, field, button or list item a rule
 acts on, which controls are safe to tap, and what makes two screens "the same". Words are compared as
-:func:`~relay_desktop.agent.fallback_rules.tokens` normalises them. Nothing here touches the phone.
+:func:`~relay_desktop.agent.fallback.rules.tokens` normalises them. Nothing here touches the phone.
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from relay_desktop.agent.fallback_rules import REFUSED_VERBS, TaskIntent, tokens
-from relay_desktop.agent.observation import Observation
+from relay_desktop.agent.fallback.rules import REFUSED_VERBS, TaskIntent, tokens
+from relay_desktop.agent.loop.observation import Observation
 from relay_desktop.perception import Element, ElementMap, WindowKind
 
 __all__ = ["dismiss_button", "element_words", "eligible", "find_switch", "first_result", "is_title",

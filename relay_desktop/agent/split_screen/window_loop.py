@@ -17,16 +17,16 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from relay_desktop.agent.agent_loop import AgentLoop
 from relay_desktop.agent.control import RunFinishedSignal
 from relay_desktop.agent.events import LogLine, Outcome, StepStarted
-from relay_desktop.agent.memory import Memory
-from relay_desktop.agent.planning import Approach, PlanningResult
-from relay_desktop.agent.prompts import as_data
+from relay_desktop.agent.loop.agent_loop import AgentLoop
+from relay_desktop.agent.loop.prompts import as_data
+from relay_desktop.agent.memory.facts import Memory
+from relay_desktop.agent.supervisors.planning import Approach, PlanningResult
 
 if TYPE_CHECKING:
-    from relay_desktop.agent.observation import Observation
-    from relay_desktop.agent.window_phone import WindowPhone
+    from relay_desktop.agent.loop.observation import Observation
+    from relay_desktop.agent.split_screen.window_phone import WindowPhone
 
 __all__ = ["SHARED_NOTE", "StepCounter", "WindowAgentLoop", "part_task"]
 

@@ -10,14 +10,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from relay_desktop.agent.events import ActionEffect, HumanInput
-from relay_desktop.agent.guards import SIGNATURE_WINDOW, Transition
-from relay_desktop.agent.observation import Observation
-from relay_desktop.agent.plan_runner import PlanRunner
-from relay_desktop.agent.prompts import as_data
-from relay_desktop.agent.run_state import RunState
-from relay_desktop.agent.step_effects import record_effect
-from relay_desktop.agent.step_results import StepOutcome, describe_target, effect_of
-from relay_desktop.agent.verifiers import verify_step
+from relay_desktop.agent.loop.guards import SIGNATURE_WINDOW, Transition
+from relay_desktop.agent.loop.observation import Observation
+from relay_desktop.agent.loop.plan_runner import PlanRunner
+from relay_desktop.agent.loop.prompts import as_data
+from relay_desktop.agent.loop.run_state import RunState
+from relay_desktop.agent.steps.effects import record_effect
+from relay_desktop.agent.steps.results import StepOutcome, describe_target, effect_of
+from relay_desktop.agent.supervisors.verifiers import verify_step
 from relay_desktop.llm.redaction import register_secret
 from relay_desktop.llm.types import Message
 from relay_desktop.perception import sign_in_screen

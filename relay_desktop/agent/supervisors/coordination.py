@@ -28,12 +28,12 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
-from relay_desktop.agent.conversation import Conversation
 from relay_desktop.agent.events import Event, GuidanceUpdated, LogLine, Verification
-from relay_desktop.agent.observation import Observation
-from relay_desktop.agent.planning import PlanningAgent, PlanningResult
+from relay_desktop.agent.loop.conversation import Conversation
+from relay_desktop.agent.loop.observation import Observation
 from relay_desktop.agent.settings import AgentSettings
-from relay_desktop.agent.verifiers import ProgressChecker
+from relay_desktop.agent.supervisors.planning import PlanningAgent, PlanningResult
+from relay_desktop.agent.supervisors.verifiers import ProgressChecker
 from relay_desktop.device.models import AppInfo
 from relay_desktop.llm.errors import LLMError
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from relay_desktop.agent.actions import Step
-from relay_desktop.agent.observation import Observation
+from relay_desktop.agent.loop.observation import Observation
+from relay_desktop.agent.loop.prompts import UNTRUSTED_NOTICE, as_data, neutralise_delimiters, screen_block
 from relay_desktop.agent.ports import Models
-from relay_desktop.agent.prompts import UNTRUSTED_NOTICE, as_data, neutralise_delimiters, screen_block
+from relay_desktop.agent.steps.actions import Step
 from relay_desktop.llm.costs import CostMeter
 from relay_desktop.llm.types import ImagePart, LLMRequest, LLMResponse, Message, OutputContract
 from relay_desktop.perception import focused_field

@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from relay_desktop.agent.actions import StepError
+from relay_desktop.agent.steps.actions import StepError
 from relay_desktop.device.models import CurrentApp
 from relay_desktop.perception import Bounds
 

@@ -21,13 +21,8 @@ from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
-from relay_desktop.agent.actions import SemanticActionPlan, StepError, parse_plan, plan_contract
-from relay_desktop.agent.capture import ScreenCapture
 from relay_desktop.agent.claims import PhoneBusy, claim_phone
-from relay_desktop.agent.context import DeviceContextCache
 from relay_desktop.agent.control import RunControl, RunFinishedSignal, RunStopped
-from relay_desktop.agent.conversation import Conversation
-from relay_desktop.agent.coordination import PlanningCoordinator
 from relay_desktop.agent.events import (
     EventBus,
     LogLine,
@@ -39,15 +34,13 @@ from relay_desktop.agent.events import (
     ScreenCaptured,
     StepStarted,
 )
-from relay_desktop.agent.executor import Executor
-from relay_desktop.agent.guards import LoopGuards
-from relay_desktop.agent.knowledge import AppKnowledgeCache
-from relay_desktop.agent.memory import NOTED_BY_THE_AGENT, Memory
-from relay_desktop.agent.observation import PROTECTED, Observation
-from relay_desktop.agent.plan_runner import PlanRunner
-from relay_desktop.agent.planning import PlanningAgent
-from relay_desktop.agent.ports import Models, Phone
-from relay_desktop.agent.prompts import (
+from relay_desktop.agent.loop.capture import ScreenCapture
+from relay_desktop.agent.loop.context import DeviceContextCache
+from relay_desktop.agent.loop.conversation import Conversation
+from relay_desktop.agent.loop.guards import LoopGuards
+from relay_desktop.agent.loop.observation import PROTECTED, Observation
+from relay_desktop.agent.loop.plan_runner import PlanRunner
+from relay_desktop.agent.loop.prompts import (
     STRATEGY_ON_ITS_WAY,
     SUPERVISOR_GUESS,
     as_data,
@@ -55,12 +48,19 @@ from relay_desktop.agent.prompts import (
     fast_user_prompt,
     pinned_context,
 )
-from relay_desktop.agent.review import Reviewer
-from relay_desktop.agent.run_state import RunState
-from relay_desktop.agent.safety import Handlers
+from relay_desktop.agent.loop.review import Reviewer
+from relay_desktop.agent.loop.run_state import RunState
+from relay_desktop.agent.memory.facts import NOTED_BY_THE_AGENT, Memory
+from relay_desktop.agent.ports import Models, Phone
 from relay_desktop.agent.settings import MAX_TASK_CHARS, AgentSettings, RunResult, task_problem
-from relay_desktop.agent.step_results import no_visible_effect
-from relay_desktop.agent.verifiers import CompletionVerifier, ProgressChecker
+from relay_desktop.agent.steps.actions import SemanticActionPlan, StepError, parse_plan, plan_contract
+from relay_desktop.agent.steps.executor import Executor
+from relay_desktop.agent.steps.results import no_visible_effect
+from relay_desktop.agent.steps.safety import Handlers
+from relay_desktop.agent.supervisors.coordination import PlanningCoordinator
+from relay_desktop.agent.supervisors.knowledge import AppKnowledgeCache
+from relay_desktop.agent.supervisors.planning import PlanningAgent
+from relay_desktop.agent.supervisors.verifiers import CompletionVerifier, ProgressChecker
 from relay_desktop.device.errors import (
     DeviceDisconnectedError,
     DeviceError,
@@ -370,7 +370,7 @@ class AgentLoop:
 
     async def _split_screen_if_recommended(self) -> None:
         """A split-screen recommendation is taken up by the Orchestrator (orchestrator.py); a loop working in one
-        half of the screen (window_loop.py) never splits again."""
+        half of the screen (split_screen/window_loop.py) never splits again."""
 
     async def _refresh_pinned(self, observation: Observation) -> None:
         """The pinned message's phone section: device and apps once, what the apps can do once it is known."""
@@ -421,7 +421,7 @@ class AgentLoop:
         await self.control.checkpoint()
         if self.fallback_mode:
             if self._fallback is None:
-                from relay_desktop.agent.fallback import FallbackPlanner
+                from relay_desktop.agent.fallback.planner import FallbackPlanner
 
                 self._fallback = FallbackPlanner(self.task, await self.context.installed_apps())
             plan = self._fallback.plan(observation, self.steps.last_ok)

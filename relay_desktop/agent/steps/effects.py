@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from relay_desktop.agent.observation import Observation
-from relay_desktop.agent.step_results import effect_of, no_visible_effect
+from relay_desktop.agent.loop.observation import Observation
+from relay_desktop.agent.steps.results import effect_of, no_visible_effect
 from relay_desktop.perception import Element, ElementMap, diff_maps, is_ocr
 from relay_desktop.perception.render import in_system_bar
 from relay_desktop.perception.screen import current_dialog, screen_title
