@@ -36,7 +36,7 @@ from benchmarks.private_adb import private_adb_server
 from relay_desktop.agent.events import EventBus, ScreenCaptured, StepStarted
 from relay_desktop.agent.orchestrator import Orchestrator
 from relay_desktop.agent.settings import AgentSettings
-from relay_desktop.cli_run import start_mirror
+from relay_desktop.cli.phone_and_models import start_mirror
 from relay_desktop.mirror.mirrored_phone import MirroredPhone
 from relay_desktop.perception.pixels import pixel_signature, pixels_changed
 from relay_desktop.sim.config import REALISTIC, PhoneConfig

@@ -6,8 +6,8 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
-from relay_desktop.bench_replay import replay_fields
-from relay_desktop.bench_report import WIDTH, BenchRow, TaskTally, format_row
+from relay_desktop.cli.bench_replay import replay_fields
+from relay_desktop.cli.bench_report import WIDTH, BenchRow, TaskTally, format_row
 from relay_desktop.sim.tasks import TASKS_BY_ID
 from relay_desktop.sim.tasks.base import passed
 

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from relay_desktop.agent.events import Event, HumanInput, StepStarted
-from relay_desktop.bench_report import BenchRow
 from relay_desktop.cli import main
-from relay_desktop.cli_bench import BenchRun, run_bench
+from relay_desktop.cli.bench import BenchRun, run_bench
+from relay_desktop.cli.bench_report import BenchRow
 from relay_desktop.llm.keys import ApiKey
 from relay_desktop.llm.types import LLMRequest, Usage
 from relay_desktop.mirror.client import MirrorClient, MirrorError
@@ -333,7 +333,7 @@ async def test_no_screenshots_sends_element_lists_only(home: Path) -> None:
 
 def test_a_task_s_secrets_are_given_as_the_environment_would_beside_the_user_s(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from relay_desktop.cli_bench import _task_secrets
+    from relay_desktop.cli.bench import _task_secrets
 
     monkeypatch.setenv("RELAY_SECRET_WIFI_GUEST", "sunflower42")
     secrets = _task_secrets(TASKS_BY_ID["bank_pay_dana"])

@@ -121,7 +121,7 @@ def test_the_virtual_phone_is_mirrored_offline_with_its_own_server(home: Path, c
 
 async def test_without_a_scrcpy_server_a_phone_is_not_mirrored_and_says_why(
         home: Path, sim: VirtualPhoneService, adb_server: AdbTestServer, monkeypatch: pytest.MonkeyPatch) -> None:
-    from relay_desktop.cli_run import start_mirror
+    from relay_desktop.cli.phone_and_models import start_mirror
 
     monkeypatch.delenv("SCRCPY_SERVER_PATH")
     monkeypatch.setattr("relay_desktop.mirror.provisioning.install_locations", lambda *a, **k: [])

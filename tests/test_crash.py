@@ -31,11 +31,11 @@ def _no_key(*texts: str | bytes) -> None:
 
 def test_a_crash_of_the_command_line_writes_a_redacted_report_and_says_where(tmp_path: Path) -> None:
     script = ("import os, sys\n"
-              "import relay_desktop.cli as cli\n"
+              "import relay_desktop.cli.tasks as tasks\nimport relay_desktop.cli as cli\n"
               "async def boom(args):\n"
               "    raise RuntimeError(f\"upstream said: bad key {os.environ['GEMINI_API_KEY']}; \"\n"
               f"                       f\"{HEADER}; env key {{os.environ['ANTHROPIC_API_KEY']}}\")\n"
-              "cli._run_tasks = boom\n"
+              "tasks.run = boom\n"
               "sys.exit(cli.main(['-v', 'tasks']))\n")
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path), "RELAY_DESKTOP_HOME": str(tmp_path),
            "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring", "ANTHROPIC_API_KEY": ENV_KEY,

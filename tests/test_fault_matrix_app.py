@@ -38,7 +38,7 @@ from relay_desktop.agent.events import ActionResult, Event, EventBus, LogLine, P
 from relay_desktop.agent.orchestrator import Orchestrator
 from relay_desktop.agent.settings import MAX_TASK_CHARS, AgentSettings, RunResult
 from relay_desktop.agent.steps.safety import Handlers
-from relay_desktop.cli import _parser
+from relay_desktop.cli.main import build_parser
 from relay_desktop.llm.config import LLMSettings, ModelRef
 from relay_desktop.llm.keys import KeyStore
 from relay_desktop.llm.redaction import install_redaction
@@ -219,7 +219,7 @@ def cli_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, adb_server: AdbTes
 async def cli(*argv: str, timeout: float = RUN_TIMEOUT) -> int:
     """`relay-desktop ARGV` on this test's event loop, bounded by `timeout`."""
     install_redaction()
-    args = _parser().parse_args(list(argv))
+    args = build_parser().parse_args(list(argv))
     return await asyncio.wait_for(args.handler(args), timeout)
 
 

@@ -81,11 +81,11 @@ def debug_logging(tmp_path: Path) -> Iterator[tuple[Path, io.StringIO]]:
 def crash_in_a_subprocess(home: Path) -> subprocess.CompletedProcess[bytes]:
     """The command line crashing with the keys in the exception's message: the report lands in ``home``."""
     script = ("import os, sys\n"
-              "import relay_desktop.cli as cli\n"
+              "import relay_desktop.cli.tasks as tasks\nimport relay_desktop.cli as cli\n"
               "async def boom(args):\n"
               "    raise RuntimeError('the provider refused ' + os.environ['ANTHROPIC_API_KEY'] + ' and ' + "
               f"{RING_KEY!r})\n"
-              "cli._run_tasks = boom\n"
+              "tasks.run = boom\n"
               "sys.exit(cli.main(['-v', 'tasks']))\n")
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "RELAY_DESKTOP_HOME": str(home),
            "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring", **ENV_KEYS}

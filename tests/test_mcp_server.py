@@ -232,7 +232,7 @@ def test_the_swipe_tools_choices_are_the_agents() -> None:
     from typing import get_args
 
     from relay_desktop.agent.steps.actions import DIRECTIONS, EDGES
-    from relay_desktop.mcp_server import Direction, Edge
+    from relay_desktop.mcp.server import Direction, Edge
 
     assert get_args(Direction) == DIRECTIONS and get_args(Edge) == EDGES
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from relay_desktop.cli import _demo
+from relay_desktop.cli.sim import demo
 from relay_desktop.sim.phone import VirtualPhone
 from relay_desktop.sim.service import VirtualPhoneService
 from relay_desktop.sim.tasks import ALL_TASKS, TASKS_BY_ID, Task
@@ -62,7 +62,7 @@ async def test_the_demo_judges_a_questions_answer(adb_server: AdbTestServer, sim
     wrong = Task("question_wrong", right.goal, right.setup, right.check, wrong_number, tags=("question",),
                  expected_answer=right.expected_answer)
     monkeypatch.setattr("relay_desktop.sim.tasks.ALL_TASKS", [right, wrong])
-    assert not await _demo(sim, adb_server.server())
+    assert not await demo(sim, adb_server.server())
     out = capsys.readouterr().out
     assert "1/2 tasks solved." in out and "answered '555-0142', expected '555-0187'" in out
 

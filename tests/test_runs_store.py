@@ -22,10 +22,10 @@ from relay_desktop.agent.events import (
     Verification,
 )
 from relay_desktop.agent.steps.actions import SemanticActionPlan, Step
+from relay_desktop.cli.runs import _show
 from relay_desktop.llm.redaction import register_secret
 from relay_desktop.perception import Bounds, build_element_map, prepare_screenshot
 from relay_desktop.runs import RunNotFound, RunRecorder, RunStore, render_html
-from relay_desktop.runs.commands import _show
 from tests.agent_phone import FakePhone, Screen, Widget
 
 RUN = "20261123-101010-abcdef"

@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from relay_desktop.cli import _demo, _parser, main
+from relay_desktop.cli.main import build_parser, main
+from relay_desktop.cli.sim import demo
 from relay_desktop.sim import chaos as chaos_module
 from relay_desktop.sim.chaos import enable, scripted
 from relay_desktop.sim.phone import VirtualPhone
@@ -250,7 +251,7 @@ async def test_the_demo_solves_tasks_through_adb_in_chaos_mode(
                                                               "shop_checkout", "share_carol_number_with_bob"))]
     monkeypatch.setattr("relay_desktop.sim.tasks.ALL_TASKS", chosen)
     enable(sim.phone, 3)
-    assert await _demo(sim, adb_server.server())
+    assert await demo(sim, adb_server.server())
     out = capsys.readouterr().out
     assert f"{len(chosen)}/{len(chosen)} tasks solved" in out and "got past: " in out
 
@@ -290,7 +291,7 @@ async def test_with_chaos_off_nothing_comes_up_and_a_task_s_script_ends_with_it(
 
 
 def test_the_flags_parse_and_run_wants_the_virtual_phone() -> None:
-    parser = _parser()
+    parser = build_parser()
     assert parser.parse_args(["sim", "--demo", "--chaos", "7"]).chaos == 7
     assert parser.parse_args(["bench", "--chaos", "3"]).chaos == 3
     assert parser.parse_args(["run", "Turn on Wi-Fi", "--sim", "--chaos", "5"]).chaos == 5

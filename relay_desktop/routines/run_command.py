@@ -34,9 +34,9 @@ def parse_values(items: list[str]) -> dict[str, str]:
 
 async def run_routine(args: argparse.Namespace) -> int:
     from relay_desktop.agent.settings import AgentSettings
-    from relay_desktop.cli_drive import DriveOptions, drive
-    from relay_desktop.cli_output import EventPrinter
-    from relay_desktop.cli_run import models_from_args
+    from relay_desktop.cli.drive import DriveOptions, drive
+    from relay_desktop.cli.output import EventPrinter
+    from relay_desktop.cli.phone_and_models import models_from_args
     from relay_desktop.llm.router import ModelRouter
 
     store = RoutineStore()
@@ -77,7 +77,7 @@ async def run_routine(args: argparse.Namespace) -> int:
 
 async def _open_phones(args: argparse.Namespace, stack: AsyncExitStack) -> list[tuple[str, Any, Any]]:
     """(name, device, virtual phone service or None) of every phone to run on; [] after saying why not."""
-    from relay_desktop.cli_run import open_phone
+    from relay_desktop.cli.phone_and_models import open_phone
     from relay_desktop.device.adb_server import AdbServer
     from relay_desktop.device.errors import DeviceError
 

@@ -40,7 +40,7 @@ from relay_desktop.agent.events import (
     ScreenCaptured,
     Verification,
 )
-from relay_desktop.cli_output import EventPrinter
+from relay_desktop.cli.output import EventPrinter
 from relay_desktop.llm.redaction import redact
 
 __all__ = ["LogView"]

@@ -17,10 +17,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from relay_desktop.bench_report import BenchRow
+from relay_desktop.cli.bench_report import BenchRow
 
 if TYPE_CHECKING:
-    from relay_desktop.cli_bench import AgentRun, BenchRun
+    from relay_desktop.cli.bench import AgentRun, BenchRun
 
 __all__ = ["ReplayBench", "replay_fields"]
 

@@ -4,7 +4,7 @@ Each task runs the way a user's run does: through the live scrcpy mirror of the 
 as ``relay-desktop run --sim`` (``--no-mirror`` compares with the adb-only path). Success is the task's own
 checker reading the phone's state, not the agent's claim: an agent that says "complete" on the wrong screen
 scores a failure, an infeasible task scores only when the agent ends with "failed", an ambiguous one only when
-it asked. The user is scripted per task (see :mod:`relay_desktop.bench_report`). Ctrl+C stops the task that
+it asked. The user is scripted per task (see :mod:`relay_desktop.cli.bench_report`). Ctrl+C stops the task that
 is running, prints what was measured so far and ends the bench; a second Ctrl+C ends it at once.
 
 ``--phones N`` runs the suite on N virtual phones at once (each with its own mirror and agent, taking the next
@@ -27,7 +27,7 @@ from typing import Any
 
 from relay_desktop.agent.events import Event
 from relay_desktop.agent.ports import Models
-from relay_desktop.bench_report import (
+from relay_desktop.cli.bench_report import (
     BenchRow,
     BenchSummary,
     CountingModels,
@@ -36,8 +36,8 @@ from relay_desktop.bench_report import (
     format_row,
     header,
 )
-from relay_desktop.cli_options import whole
-from relay_desktop.cli_run import (
+from relay_desktop.cli.options import whole
+from relay_desktop.cli.phone_and_models import (
     add_chaos_option,
     add_model_options,
     add_split_screen_option,
@@ -178,7 +178,7 @@ class BenchRun:
                  on_start: Callable[[bool], None] | None = None, allow_fallback: bool = False,
                  phones: int = 1, split_screen: bool = True, screenshots: bool = True, replay: bool = False,
                  perturb: str | None = None, chaos: int | None = None) -> None:
-        from relay_desktop.bench_replay import ReplayBench
+        from relay_desktop.cli.bench_replay import ReplayBench
 
         self.say = say
         self.chaos = chaos                     # the seed of every phone's chaos mode (sim/chaos.py), or None

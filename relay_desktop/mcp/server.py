@@ -29,11 +29,12 @@ from relay_desktop.agent.loop.prompts import screen_block, screenshot_line
 from relay_desktop.agent.settings import AgentSettings, task_problem
 from relay_desktop.agent.steps.actions import KEYS, MAX_STEPS_PER_PLAN
 from relay_desktop.agent.steps.safety import Handlers
-from relay_desktop.cli_run import models_from_args, suite_task_for
+from relay_desktop.cli.drive import suite_task_for
+from relay_desktop.cli.phone_and_models import models_from_args
 from relay_desktop.device.errors import DeviceError
 from relay_desktop.llm.redaction import redact
-from relay_desktop.mcp_phone import ActionRefused, PhoneSession, PhoneUnavailable
-from relay_desktop.mcp_routines import RoutineAround, bound_routine, routine_for_task, routines_listing
+from relay_desktop.mcp.phone import ActionRefused, PhoneSession, PhoneUnavailable
+from relay_desktop.mcp.routines import RoutineAround, bound_routine, routine_for_task, routines_listing
 
 __all__ = ["build_server"]
 

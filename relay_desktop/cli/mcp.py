@@ -1,4 +1,4 @@
-"""``relay-desktop mcp``: its options, kept apart from the server (relay_desktop/mcp_server.py) so that every other
+"""``relay-desktop mcp``: its options, kept apart from the server (relay_desktop/mcp/server.py) so that every other
 command starts without importing the MCP SDK (most of a second)."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import sys
 from typing import Any
 
 from relay_desktop.agent.settings import AgentSettings
-from relay_desktop.cli_options import whole
-from relay_desktop.cli_run import add_model_options, add_phone_options, models_from_args
+from relay_desktop.cli.options import whole
+from relay_desktop.cli.phone_and_models import add_model_options, add_phone_options, models_from_args
 
 __all__ = ["register"]
 
@@ -38,7 +38,7 @@ async def _serve(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"relay-desktop mcp: {exc}", file=sys.stderr)
         return 2
-    from relay_desktop.mcp_server import build_server
+    from relay_desktop.mcp.server import build_server
 
     await build_server(args).run_stdio_async()
     return 0

@@ -26,7 +26,7 @@ _VERBS = "list, show, save, run, delete, rename, versions, export, import"
 
 
 def register(commands: Any) -> None:
-    from relay_desktop.cli_run import add_model_options
+    from relay_desktop.cli.phone_and_models import add_model_options
 
     routines = commands.add_parser(
         "routines", help="saved routines: solved tasks that run again without a model",

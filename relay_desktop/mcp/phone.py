@@ -66,7 +66,7 @@ class PhoneSession:
             if self.phone is not None:
                 return self.phone
             from relay_desktop.agent.orchestrator import Orchestrator
-            from relay_desktop.cli_run import open_phone, start_mirror
+            from relay_desktop.cli.phone_and_models import open_phone, start_mirror
             from relay_desktop.mirror.mirrored_phone import MirroredPhone
 
             try:

@@ -7,15 +7,19 @@ it). Several of these can go at once, one per phone (``routines run --all-device
 from __future__ import annotations
 
 import asyncio
+import signal
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from relay_desktop.agent.control import STOPPED_BY_THE_USER
 from relay_desktop.agent.events import EventBus
 from relay_desktop.agent.settings import AgentSettings, RunResult
-from relay_desktop.cli_output import EventPrinter
-from relay_desktop.cli_run import TerminalHandlers, link_recording, start_mirror, stop_on_interrupt, suite_task_for
+from relay_desktop.agent.steps.safety import Handlers
+from relay_desktop.cli.output import EventPrinter
+from relay_desktop.cli.phone_and_models import start_mirror
 
 __all__ = ["OUTPUT_CLOSED", "DriveOptions", "Driven", "drive"]
 
@@ -113,3 +117,65 @@ async def drive(device: Any, service: Any, task: str, options: DriveOptions, out
         out.line("To let the rule-based planner carry on when the model cannot be used, add --allow-fallback.")
     out.line(f"Saved as run {result.run_id} (relay-desktop runs show {result.run_id})")
     return driven
+
+
+class TerminalHandlers(Handlers):
+    """Questions and confirmations on the terminal; without one, the answers are 'none' and 'no'."""
+
+    def __init__(self, approve_all: bool, printer: Callable[[str], None]) -> None:
+        super().__init__(ask_user=self._ask, confirm=self._confirm)
+        self.approve_all = approve_all
+        self._print = printer
+
+    async def _ask(self, question: str) -> str | None:
+        if not sys.stdin.isatty():
+            self._print(f"? {question}\n  (no terminal to answer on: the agent carries on without an answer)")
+            return None
+        answer = await asyncio.to_thread(input, f"? {question}\n> ")
+        return answer.strip() or None
+
+    async def _confirm(self, description: str) -> bool:
+        if self.approve_all:
+            return True
+        if not sys.stdin.isatty():
+            self._print(f"! Not allowed without confirmation: {description} (run with --yes to allow)")
+            return False
+        answer = await asyncio.to_thread(input, f"! Allow the agent to {description}? [y/N] ")
+        return answer.strip().lower() in ("y", "yes")
+
+
+async def link_recording(store: Any, run_id: str, recording: Any, say: Callable[[str], None]) -> None:
+    if not recording.packets:
+        say(f"No recording saved: the mirror sent no picture to {recording.path}")
+        return
+    say(f"Recording saved: {recording.path} ({recording.duration_s:.1f} s)")
+    try:
+        await store.alink_recording(run_id, recording.path)
+    except Exception as exc:  # the video is there; only the history's link to it is missing
+        say(f"The history could not link the recording: {exc}")
+
+
+def stop_on_interrupt(task: asyncio.Future[Any], agent: Any) -> Callable[..., None]:
+    """Ctrl+C stops the run cleanly (history saved, no further device commands) instead of killing it; returns
+    the function that does that, for other reasons to stop (given as its ``reason``)."""
+    loop = asyncio.get_running_loop()
+    stopping: set[asyncio.Task[None]] = set()
+
+    def interrupt(reason: str = STOPPED_BY_THE_USER) -> None:
+        stopper = loop.create_task(agent.control.stop(reason=reason))
+        stopping.add(stopper)
+        stopper.add_done_callback(stopping.discard)
+    try:
+        loop.add_signal_handler(signal.SIGINT, interrupt)
+        task.add_done_callback(lambda _: loop.remove_signal_handler(signal.SIGINT))
+    except (NotImplementedError, RuntimeError):  # Windows' loop, or not the main thread
+        pass
+    return interrupt
+
+
+def suite_task_for(text: str) -> Any:
+    """The virtual phone's suite task with this goal, so `run --sim` starts from its initial state."""
+    from relay_desktop.sim.tasks import ALL_TASKS
+
+    wanted = " ".join(text.lower().split()).rstrip(".")
+    return next((t for t in ALL_TASKS if " ".join(t.goal.lower().split()).rstrip(".") == wanted), None)
