@@ -163,3 +163,41 @@ def test_app_icon_path_prefers_the_bundles_copy(tmp_path: Path, monkeypatch: pyt
     shutil.copy(make_icons.png_path(256), bundled)
     monkeypatch.setattr(sys, "_MEIPASS", str(tmp_path), raising=False)
     assert resources.app_icon_path() == bundled
+
+
+def test_every_library_the_app_imports_is_a_declared_dependency() -> None:
+    """Issue 26, tried in a fresh clone: the window crashed with "No module named 'numpy'" — the recording mask
+    imported a library only the ocr extra brought in. Every third-party import in the package is a required
+    dependency, unless it sits in a try/except ImportError (an optional extra)."""
+    import ast
+    import importlib.metadata
+    import re
+    import sys
+    import tomllib
+
+    root = Path(__file__).resolve().parents[1]
+    declared = {re.split(r"[<>=!\[; ]", spec, maxsplit=1)[0].lower().replace("_", "-")
+                for spec in tomllib.loads((root / "pyproject.toml").read_text())["project"]["dependencies"]}
+    providers = importlib.metadata.packages_distributions()
+    missing: dict[str, str] = {}
+    for path in (root / "relay_desktop").rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        optional: set[int] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Try) and any("ImportError" in ast.unparse(h.type or ast.Name("")) or
+                                                 "ModuleNotFoundError" in ast.unparse(h.type or ast.Name(""))
+                                                 for h in node.handlers):
+                optional.update(id(n) for stmt in node.body for n in ast.walk(stmt))
+        for node in ast.walk(tree):
+            if id(node) in optional:
+                continue
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module] if isinstance(node, ast.ImportFrom) and node.module and not node.level else []
+            for name in names:
+                top = name.split(".")[0]
+                if top in sys.stdlib_module_names or top in ("relay_desktop", "tests"):
+                    continue
+                dists = {d.lower().replace("_", "-") for d in providers.get(top, [top])}
+                if not dists & declared:
+                    missing[top] = str(path.relative_to(root))
+    assert missing == {}, f"imported but not declared in pyproject's dependencies: {missing}"
