@@ -26,7 +26,7 @@ from typing import Any, TypeVar
 
 from relay_desktop import __version__
 from relay_desktop.llm.redaction import redact
-from relay_desktop.paths import data_dir
+from relay_desktop.paths import data_dir, error_problem
 
 __all__ = ["KEEP", "crash_dir", "install_crash_handler", "loop_exception_handler", "with_crash_reports",
            "write_crash_report"]
@@ -74,7 +74,17 @@ def _report_text(error: BaseException, tb: TracebackType | None, where: str) -> 
 
 def write_crash_report(error: BaseException, tb: TracebackType | None = None, *, where: str = "main thread",
                        folder: Path | None = None) -> Path | None:
-    """Write a redacted report of ``error`` and return its path (None when it could not be written)."""
+    """Write a redacted report of ``error`` and return its path (None when it could not be written, which is
+    said on stderr in one sentence naming the folder it tried)."""
+    written = _write_report(error, tb, where, folder)
+    if isinstance(written, str):
+        print(f"relay-desktop: {written}", file=sys.stderr)
+        return None
+    return written
+
+
+def _write_report(error: BaseException, tb: TracebackType | None, where: str, folder: Path | None) -> Path | str:
+    """The report's path, or the sentence that says where it could not be written and why."""
     _register_environment_keys()
     text = _report_text(error, tb if tb is not None else error.__traceback__, where)
     folder = folder or crash_dir()
@@ -91,9 +101,10 @@ def write_crash_report(error: BaseException, tb: TracebackType | None = None, *,
                 out.write(text)
             _prune(folder)
             return path
+        problem = "too many reports this second"
     except OSError as exc:
-        print(f"relay-desktop: could not write a crash report to {folder}: {exc}", file=sys.stderr)
-    return None
+        problem = f"the folder {error_problem(folder, exc)}"
+    return f"No crash report could be written to {folder} ({problem})."
 
 
 def _prune(folder: Path) -> None:
@@ -110,8 +121,10 @@ def _summary(error: BaseException) -> str:
     return redact(f"{type(error).__name__}: {message}" if message else type(error).__name__)
 
 
-def _tell(error: BaseException, path: Path | None, *, fatal: bool) -> None:
+def _tell(error: BaseException, written: Path | str, *, fatal: bool) -> None:
+    """Say what failed and where its report is (or, in one sentence, where it could not be written)."""
     summary = _summary(error)
+    path = written if isinstance(written, Path) else None
     if _announce is not None:
         try:
             _announce(summary, path)
@@ -119,16 +132,16 @@ def _tell(error: BaseException, path: Path | None, *, fatal: bool) -> None:
         except Exception:  # the window may be gone; the terminal still works
             pass
     what = "crashed" if fatal else "hit an unexpected error"
-    where = f"A crash report was written to {path}" if path is not None else "No crash report could be written"
-    print(f"relay-desktop {what}: {summary}\n{where}; please attach it when you report the problem.",
-          file=sys.stderr, flush=True)
+    where = (f"A crash report was written to {path}; please attach it when you report the problem." if path
+             else str(written))
+    print(f"relay-desktop {what}: {summary}\n{where}", file=sys.stderr, flush=True)
 
 
 def _excepthook(kind: type[BaseException], error: BaseException, tb: TracebackType | None) -> None:
     if issubclass(kind, KeyboardInterrupt | SystemExit):
         sys.__excepthook__(kind, error, tb)
         return
-    path = write_crash_report(error, tb, where="main thread")
+    path = _write_report(error, tb, "main thread", None)
     if _announce is None:   # the redacted traceback, instead of Python's raw one, for whoever watches stderr
         print(_traceback_text(error, tb), file=sys.stderr, end="")
     _tell(error, path, fatal=True)
@@ -138,7 +151,7 @@ def _thread_excepthook(args: threading.ExceptHookArgs) -> None:
     if args.exc_type is SystemExit or args.exc_value is None:
         return
     name = args.thread.name if args.thread is not None else "a thread"
-    path = write_crash_report(args.exc_value, args.exc_traceback, where=f"thread {name}")
+    path = _write_report(args.exc_value, args.exc_traceback, f"thread {name}", None)
     _tell(args.exc_value, path, fatal=False)
 
 
@@ -168,7 +181,7 @@ def loop_exception_handler(loop: asyncio.AbstractEventLoop, context: dict[str, A
     if not isinstance(error, BaseException):
         log.error("asyncio: %s", message)
         return
-    path = write_crash_report(error, where=f"asyncio: {message or 'a task'}")
+    path = _write_report(error, None, f"asyncio: {message or 'a task'}", None)
     log.error("asyncio: %s: %s (report: %s)", message, _summary(error), path)
     _tell(error, path, fatal=False)
 

@@ -119,4 +119,6 @@ def test_old_reports_are_pruned_and_an_unwritable_folder_is_said(tmp_path: Path,
     blocked = tmp_path / "a-file"
     blocked.write_text("")
     assert write_crash_report(RuntimeError("no room"), folder=blocked / "crashes") is None
-    assert "could not write a crash report" in capsys.readouterr().err
+    said = capsys.readouterr().err
+    assert f"No crash report could be written to {blocked / 'crashes'} (the folder cannot be made: {blocked} is a " \
+        "file, not a folder)." in said

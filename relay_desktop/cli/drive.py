@@ -115,7 +115,8 @@ async def drive(device: Any, service: Any, task: str, options: DriveOptions, out
             out.line(driven.routine_line)
     if agent.models_failed is not None and result.outcome == "error":
         out.line("To let the rule-based planner carry on when the model cannot be used, add --allow-fallback.")
-    out.line(f"Saved as run {result.run_id} (relay-desktop runs show {result.run_id})")
+    if not recorder.error:
+        out.line(f"Saved as run {result.run_id} (relay-desktop runs show {result.run_id})")
     return driven
 
 

@@ -10,6 +10,7 @@ up as the server's own plain error.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import glob
 import hashlib
 import logging
@@ -167,8 +168,29 @@ async def provide_server(*, url: str | None = None, sha256: str = SERVER_SHA256,
 
 def virtual_phone_server() -> ServerFile:
     """What to push to the built-in virtual phone: it runs its own scrcpy server, so any file stands in for the
-    jar — no download, no desktop scrcpy needed, and the demo works offline."""
+    jar — no download, no desktop scrcpy needed, and the demo works offline. A data folder that cannot take the
+    file (read-only, full, a file in its place) must not stop the phone: the file then goes to a temporary
+    folder for this process."""
     stand_in = data_dir() / "scrcpy" / "virtual-phone-server.jar"
-    stand_in.parent.mkdir(parents=True, exist_ok=True)
-    stand_in.write_bytes(b"The virtual phone runs its own scrcpy server.")
+    try:
+        stand_in.parent.mkdir(parents=True, exist_ok=True)
+        stand_in.write_bytes(_STAND_IN)
+    except OSError as exc:
+        log.info("the virtual phone's server file goes to a temporary folder: %s", exc)
+        stand_in = _temporary_stand_in()
     return ServerFile(stand_in, SERVER_VERSION, "virtual phone")
+
+
+_STAND_IN = b"The virtual phone runs its own scrcpy server."
+_temporary: list[Path] = []     # the one temporary stand-in of this process, made on first need
+
+
+def _temporary_stand_in() -> Path:
+    if not _temporary or not _temporary[0].is_file():
+        fd, name = tempfile.mkstemp(prefix="relay-desktop-virtual-phone-server-", suffix=".jar")
+        with os.fdopen(fd, "wb") as out:
+            out.write(_STAND_IN)
+        path = Path(name)
+        atexit.register(path.unlink, missing_ok=True)
+        _temporary[:] = [path]
+    return _temporary[0]

@@ -85,7 +85,7 @@ class RoutineStore:
 
     def _prepare(self, db: sqlite3.Connection) -> None:
         if not self._ready:
-            db.executescript(_SCHEMA)
+            self.runs.prepare(db, _SCHEMA)    # read-only, missing tables are empty for this connection only
             self._ready = True
 
     def close(self) -> None:

@@ -2,9 +2,10 @@
 
 Subscribers must be quick, so events go into a queue and one background task writes them (through threads:
 SQLite and JPEG files never block the loop). A step is committed when the next one starts or the run ends.
-If the disk fails (full, read-only, removed), the run goes on: the recorder stops writing, says so once on the
-run's own event stream (a log line the window and the command line show at once) and keeps a plain ``error``
-for their end-of-run summary.
+A folder that takes no writes (read-only, on a full disk) is found before the run's first row and said in
+one plain sentence. If the disk fails later (full, read-only, removed), the run goes on: the recorder stops
+writing, says so once on the run's own event stream (a log line the window and the command line show at
+once) and keeps a plain ``error`` for their end-of-run summary.
 """
 
 from __future__ import annotations
@@ -101,6 +102,14 @@ class RunRecorder:
 
     async def _handle(self, event: Event) -> None:
         if isinstance(event, RunStarted):
+            # A folder that takes no writes is said once, plainly, before SQLite's own words could be.
+            problem = await asyncio.to_thread(self.store.write_problem)
+            if problem is not None:
+                self.error = problem.short
+                log.warning("run history not saved: %s", problem.short)
+                if self._bus is not None:
+                    self._bus.emit(LogLine(run_id=event.run_id, level="error", message=problem.sentence))
+                return
             self._run_id = event.run_id
             await asyncio.to_thread(self.store.begin_run, event.run_id, event.task, event.serial, event.settings,
                                     event.time)

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
+import re
 import shutil
 import sqlite3
 import threading
@@ -25,9 +27,11 @@ from typing import Any
 
 from relay_desktop.agent.loop.observation import PRIVATE_APP, PROTECTED
 from relay_desktop.llm.redaction import redact
-from relay_desktop.paths import data_dir
+from relay_desktop.paths import FolderProblem, data_dir, write_problem
 
 __all__ = ["SCHEMA_VERSION", "RunNotFound", "RunRecord", "RunStore", "RunSummary", "StepRecord", "withheld_text"]
+
+log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 3      # 2: steps.withheld; 3: runs.answer
 
@@ -130,21 +134,28 @@ class RunStore:
         self.path = self.root / "runs.sqlite3"
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
+        self.read_only = False      # opened for reading only: the folder or its disk takes no writes
 
     def __repr__(self) -> str:
         return f"RunStore({str(self.root)!r})"
 
     def _connect(self) -> sqlite3.Connection:
         if self._db is None:
-            self.root.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=10)
+            try:
+                self._db = self._open_writable()
+            except (OSError, sqlite3.OperationalError) as exc:
+                # A read-only folder or a full disk: what is saved can still be read, and nothing is migrated.
+                log.info("run history opened read-only (%s): %s", self.path, exc)
+                self._db = self._open_read_only()
+        return self._db
+
+    def _open_writable(self) -> sqlite3.Connection:
+        self.root.mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=10)
+        try:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA foreign_keys=ON")
-            version = db.execute("PRAGMA user_version").fetchone()[0]
-            if version > SCHEMA_VERSION:
-                db.close()
-                raise sqlite3.DatabaseError(f"{self.path} was written by a newer Relay Desktop "
-                                            f"(history format {version}, this one reads {SCHEMA_VERSION})")
+            self._check_version(db)
             db.executescript(_SCHEMA)
             columns = {row[1] for row in db.execute("PRAGMA table_info(steps)")}
             if "withheld" not in columns:      # a history written before format 2
@@ -152,8 +163,63 @@ class RunStore:
             if "answer" not in {row[1] for row in db.execute("PRAGMA table_info(runs)")}:   # before format 3
                 db.execute("ALTER TABLE runs ADD COLUMN answer TEXT")
             db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
-            self._db = db
-        return self._db
+        except BaseException:
+            db.close()
+            raise
+        self.read_only = False
+        return db
+
+    def _open_read_only(self) -> sqlite3.Connection:
+        """The history as it is on disk, for reading: ``mode=ro``, or ``immutable=1`` when not even the -wal and
+        -shm files beside it can be made (a read-only mount); an empty history when there is no file."""
+        self.read_only = True
+        if not self.path.is_file():
+            db = sqlite3.connect("file::memory:?mode=ro", uri=True, check_same_thread=False, isolation_level=None)
+        else:
+            for query in ("mode=ro", "mode=ro&immutable=1"):
+                db = sqlite3.connect(f"{self.path.as_uri()}?{query}", uri=True, check_same_thread=False,
+                                     isolation_level=None, timeout=10)
+                try:
+                    self._check_version(db)
+                    db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+                    break
+                except sqlite3.OperationalError:
+                    db.close()
+                    if query.endswith("immutable=1"):
+                        raise
+                except BaseException:
+                    db.close()
+                    raise
+        self.prepare(db, _SCHEMA)
+        return db
+
+    def _check_version(self, db: sqlite3.Connection) -> None:
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise sqlite3.DatabaseError(f"{self.path} was written by a newer Relay Desktop "
+                                        f"(history format {version}, this one reads {SCHEMA_VERSION})")
+
+    def prepare(self, db: sqlite3.Connection, schema: str) -> None:
+        """Make the tables of ``schema`` (``CREATE TABLE IF NOT EXISTS`` statements; other modules keep tables
+        in this database too). Read-only, a table the file lacks is made empty for this connection only (a TEMP
+        table), so reading it finds nothing instead of failing; indexes are left out."""
+        if not self.read_only:
+            db.executescript(schema)
+            return
+        existing = {row[0] for row in db.execute("SELECT name FROM main.sqlite_master WHERE type = 'table'")}
+        for statement in schema.split(";"):
+            made = re.match(r"\s*CREATE TABLE IF NOT EXISTS (\w+)", statement)
+            if made is not None and made[1] not in existing:
+                db.execute(statement.replace("CREATE TABLE", "CREATE TEMP TABLE", 1))
+
+    def write_problem(self) -> FolderProblem | None:
+        """What keeps runs from being saved here (read-only, disk full, …), or None (blocking: a real write)."""
+        problem = write_problem(self.root)
+        if problem is None:
+            return None
+        in_data_folder = self.root == data_dir() / "runs"
+        return FolderProblem(self.root.parent if in_data_folder else self.root, problem,
+                             "data folder" if in_data_folder else "history folder")
 
     @contextmanager
     def connection(self) -> Iterator[sqlite3.Connection]:
