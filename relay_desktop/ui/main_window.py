@@ -90,6 +90,8 @@ class MainWindow(QMainWindow):
         self.speaker.enabled = self.app_settings.speak_progress
         self._tasks: set[asyncio.Task[Any]] = set()
         self._closing: set[PhonePane] = set()      # phones being let go of (their tab's close was pressed)
+        self._asking_to_quit = False               # the window's close asked "Stop it and quit?"; not answered yet
+        self._quit_agreed = False                  # the user agreed to stop the runs and quit
         self.side_by_side = QCheckBox("Side by si&de", self)
         self.side_by_side.setAccessibleName("Show the phones side by side")
         self.side_by_side.setToolTip("Show every connected phone at once, side by side, instead of a tab each")
@@ -393,7 +395,26 @@ class MainWindow(QMainWindow):
                 await models.aclose()
         self._retired, self.models = [], None
 
+    async def _ask_to_quit(self) -> None:
+        """During a run, the window closes (Alt+F4, its title bar's ×) only once the user agrees to stop it, as
+        closing a tab asks; the runs themselves are stopped by the shutdown that follows the close."""
+        self._asking_to_quit = True
+        try:
+            box = QMessageBox(QMessageBox.Icon.Question, "Quit", "A run is going on. Stop it and quit?",
+                              QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self)
+            if await self._dialog(box) != QMessageBox.StandardButton.Yes:
+                return
+        finally:
+            self._asking_to_quit = False
+        self._quit_agreed = True
+        self.close()
+
     def closeEvent(self, event: QCloseEvent) -> None:
+        if not self._quit_agreed and any(pane.session.running for pane in self.deck.panes):
+            event.ignore()                     # asked, not closed: the run, the mirrors and the window go on
+            if not self._asking_to_quit:       # pressed twice: still one question
+                self._spawn(self._ask_to_quit())
+            return
         # The shutdown itself is awaited by whoever runs the loop (``app.run_window``), which keeps the loop
         # going until the runs are stopped and the phones let go; stopping the loop first crashed every close.
         for pane in self.deck.panes:
