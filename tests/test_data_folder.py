@@ -8,6 +8,9 @@ root, or at least mount rights; the tests that need them skip, saying so, where 
 
 from __future__ import annotations
 
+import errno
+import json
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -17,6 +20,7 @@ import pytest
 
 from relay_desktop.cli import main
 from relay_desktop.crash import install_crash_handler
+from relay_desktop.runs import RunStore
 from tests.conftest import AdbTestServer
 
 
@@ -86,3 +90,82 @@ def test_a_crash_report_that_cannot_be_written_says_where_it_tried_in_one_senten
     err = capsys.readouterr().err
     assert f"No crash report could be written to {home / 'data' / 'crashes'} (the folder is read-only)." in err
     assert "please attach it" not in err and err.count("crash report") == 1, err
+
+
+def _save_runs(home: Path, count: int) -> RunStore:
+    """``count`` finished runs in ``home``'s history; the store is returned open (its -wal and -shm exist)."""
+    store = RunStore(home / "data" / "runs")
+    for number in range(count):
+        run_id = f"20260101-0000{number:02d}-abcdef"
+        store.begin_run(run_id, f"Task number {number}", "emulator-5554", {}, 1_700_000_000.0 + number)
+        store.finish_run(run_id, outcome="success", reason="done", steps=3, elapsed_s=1.0, input_tokens=0,
+                         output_tokens=0, cost_usd=0.0, finished_at=1_700_000_001.0 + number)
+    return store
+
+
+def _files(folder: Path) -> dict[str, tuple[int, int]]:
+    return {str(p.relative_to(folder)): (p.stat().st_size, p.stat().st_mtime_ns) for p in folder.rglob("*")}
+
+
+@pytest.mark.parametrize("writer_open", [False, True], ids=["closed-cleanly", "wal-still-open"])
+def test_runs_list_on_a_read_only_folder_shows_every_run_it_can_read(
+        read_only: tuple[Path, Path], writer_open: bool, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    source, home = read_only
+    writer = _save_runs(source, 58)
+    if not writer_open:
+        writer.close()         # the last connection folds the -wal in and removes it: only immutable=1 opens it
+    before = _files(source)
+    try:
+        monkeypatch.setenv("RELAY_DESKTOP_HOME", str(home))
+        assert main(["runs", "list", "--json", "--limit", "100"]) == 0
+        listed = json.loads(capsys.readouterr().out)
+        assert len(listed) == 58 and listed[0]["task"] == "Task number 57"
+        assert main(["runs", "show", "20260101-000003"]) == 0
+        assert "Task number 3" in capsys.readouterr().out
+    finally:
+        writer.close()
+    if not writer_open:
+        assert _files(source) == before          # nothing migrated, nothing written
+
+
+@pytest.fixture
+def full_disk(tmp_path: Path) -> Iterator[Path]:
+    """A tiny disk of its own (tmpfs), for the test to fill."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    _mount("-t", "tmpfs", "-o", "size=256k", "tmpfs", str(disk))
+    try:
+        yield disk
+    finally:
+        _umount(disk)
+
+
+def _fill(disk: Path) -> None:
+    fd = os.open(disk / "filler", os.O_WRONLY | os.O_CREAT)
+    try:
+        while os.write(fd, b"\0" * 4096):
+            pass
+    except OSError as exc:
+        assert exc.errno == errno.ENOSPC
+    finally:
+        os.close(fd)
+
+
+def test_a_full_disk_says_so_plainly_and_loses_nothing_already_saved(
+        full_disk: Path, cli_env: None, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    _save_runs(full_disk, 3).close()
+    _fill(full_disk)
+    monkeypatch.setenv("RELAY_DESKTOP_HOME", str(full_disk))
+    assert main(["runs", "list", "--json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)) == 3
+    code = main(["run", "--sim", "--fallback", "--no-routines", "Turn on Wi-Fi"])
+    out, err = capsys.readouterr()
+    assert code == 0, out + err
+    sentence = (f"The data folder {full_disk / 'data'} cannot be written: the disk is full, so run history and "
+                "routines will not be saved")
+    assert (out + err).count(sentence) == 1, out + err
+    assert "Traceback" not in out + err and "Saved as run" not in out
+    assert main(["runs", "list", "--json"]) == 0
+    assert [r["task"] for r in json.loads(capsys.readouterr().out)] == [f"Task number {n}" for n in (2, 1, 0)]

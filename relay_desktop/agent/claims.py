@@ -90,8 +90,11 @@ def _process_lock(claim: Claim) -> Iterator[None]:
                                       pid if isinstance(pid, int) else -1))
             file.seek(0)
             file.truncate()
-            json.dump({"run_id": claim.run_id, "task": redact(claim.task), "pid": os.getpid()}, file)
-            file.flush()
+            holder = json.dumps({"run_id": claim.run_id, "task": redact(claim.task), "pid": os.getpid()})
+            # Unbuffered, so a full disk fails here and not at close: the lock still holds, only who holds it
+            # goes unsaid.
+            with contextlib.suppress(OSError):
+                os.write(file.fileno(), holder.encode())
         yield
 
 

@@ -358,6 +358,9 @@ class RunStore:
     async def adelete_run(self, run_id: str) -> None:
         await asyncio.to_thread(self.delete_run, run_id)
 
+    async def awrite_problem(self) -> FolderProblem | None:
+        return await asyncio.to_thread(self.write_problem)
+
 
 _DRIVER_COLUMNS = ("(SELECT COUNT(*) FROM steps s WHERE s.run_id = runs.id AND s.source = 'model'), "
                    "(SELECT MIN(step) FROM steps s WHERE s.run_id = runs.id AND s.source = 'fallback'), "

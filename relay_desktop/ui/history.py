@@ -229,6 +229,9 @@ class HistoryPanel(QWidget):
             self.runs.addTopLevelItem(item)
         self.status.setText(f"{len(runs)} runs" if runs else
                             'No runs yet: runs appear here once they start (try "Turn on Wi-Fi").')
+        problem = await self.store.awrite_problem()     # read-only or full: what is shown is all there will be
+        if problem is not None:
+            self.status.setText(f"{self.status.text().rstrip('.')}. {problem.sentence}")
 
     async def open(self, run_id: str) -> None:
         self.record = await self.store.aget_run(run_id)
