@@ -1,8 +1,9 @@
 """The app's settings (everything but API keys), as a typed schema saved to ``settings.json`` in the config folder.
 
 Keys never come here: they live in the OS keyring, the environment, or this session only (``llm.keys``). A file
-that cannot be read is moved aside and the defaults are used, with the reason kept for the window to show; a
-save is atomic (temporary file, then rename), so a crash mid-save never leaves half a file.
+that cannot be read is moved aside and the defaults are used, with a sentence saying so (``problem``) that the
+command line prints and the window shows, once (the next load finds no file); a save is atomic (temporary
+file, then rename), so a crash mid-save never leaves half a file.
 """
 
 from __future__ import annotations
@@ -97,12 +98,13 @@ class AppSettings:
         except (OSError, ValueError, KeyError, TypeError) as exc:
             aside = path.with_suffix(".json.unreadable")
             try:
-                os.replace(path, aside)
+                os.replace(path, aside)     # nothing lost, and the next start is told nothing again
+                kept = f"kept as {aside}"
             except OSError:
-                aside = path
+                kept = f"left as {path}: it could not be moved aside"
             log.warning("settings in %s not used: %s", path, exc)
-            return replace(cls(), problem=f"The saved settings could not be read ({exc}); defaults are used. "
-                                          f"The old file is kept as {aside.name}.")
+            reason = "not valid JSON" if isinstance(exc, json.JSONDecodeError) else str(exc)
+            return replace(cls(), problem=f"Settings file was unreadable ({kept}); using defaults ({reason}).")
 
     def save(self, path: Path | None = None) -> Path:
         path = path or settings_path()

@@ -28,7 +28,7 @@ def test_a_broken_file_is_moved_aside_and_defaults_are_used(tmp_path: Path) -> N
     path = tmp_path / "settings.json"
     path.write_text("{not json")
     loaded = AppSettings.load(path)
-    assert loaded.max_steps == 50 and "could not be read" in loaded.problem
+    assert loaded.max_steps == 50 and "Settings file was unreadable (kept as" in loaded.problem
     assert (tmp_path / "settings.json.unreadable").exists() and not path.exists()
     path.write_text(json.dumps({"version": 99}))
     assert "newer Relay Desktop" in AppSettings.load(path).problem

@@ -169,3 +169,19 @@ def test_a_full_disk_says_so_plainly_and_loses_nothing_already_saved(
     assert "Traceback" not in out + err and "Saved as run" not in out
     assert main(["runs", "list", "--json"]) == 0
     assert [r["task"] for r in json.loads(capsys.readouterr().out)] == [f"Task number {n}" for n in (2, 1, 0)]
+
+
+def test_a_corrupt_settings_file_is_kept_aside_and_said_once_on_the_command_line(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("RELAY_DESKTOP_HOME", str(tmp_path))
+    settings = tmp_path / "config" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{"theme": "dark", "max_steps": ', encoding="utf-8")     # cut off mid-write
+    assert main(["tasks"]) == 0
+    err = capsys.readouterr().err
+    backup = tmp_path / "config" / "settings.json.unreadable"
+    assert backup.read_text(encoding="utf-8").startswith('{"theme": "dark"')       # nothing lost
+    assert err.count(f"Settings file was unreadable (kept as {backup}); using defaults") == 1, err
+    assert len(err.strip().splitlines()) == 1, err
+    assert main(["tasks"]) == 0
+    assert "Settings file" not in capsys.readouterr().err                           # once, not every time

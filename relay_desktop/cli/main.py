@@ -11,6 +11,7 @@ import sys
 from collections.abc import Sequence
 
 from relay_desktop import __version__
+from relay_desktop.app_settings import AppSettings
 from relay_desktop.cli import (
     bench,
     check_provider,
@@ -52,6 +53,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from relay_desktop.ui.app import run_window
 
         return run_window(demo=args.demo)
+    _say_settings_problem()
     try:
         return asyncio.run(with_crash_reports(args.handler(args)))
     except KeyboardInterrupt:
@@ -60,6 +62,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:         # any command piped into `head`: the reader had enough
         silence_stdout()
         return 141
+
+
+def _say_settings_problem() -> None:
+    """A settings file that cannot be read is moved aside at its first load: said here once, on stderr (the
+    window says it in its own status bar)."""
+    problem = AppSettings.load().problem
+    if problem:
+        print(f"relay-desktop: {problem}", file=sys.stderr)
 
 
 def _has_display() -> bool:

@@ -113,6 +113,12 @@ class MainWindow(QMainWindow):
         row.addWidget(self.side_by_side)
         top.addLayout(row)
         top.addWidget(self.key_notice)
+        # A settings file moved aside at this load: said where it stays in view (the status line soon moves on).
+        self.settings_notice = QLabel(self.app_settings.problem, self)
+        self.settings_notice.setWordWrap(True)
+        self.settings_notice.setAccessibleName("Settings file unreadable")
+        self.settings_notice.setVisible(bool(self.app_settings.problem))
+        top.addWidget(self.settings_notice)
         self.deck = PhoneDeck(self)
         self.deck.current_changed.connect(self._pane_changed)
         self.deck.close_requested.connect(lambda pane: self._spawn(self.close_phone(pane)))
@@ -133,6 +139,8 @@ class MainWindow(QMainWindow):
             self.statusBar().addPermanentWidget(label)
         self.add_pane()
         self.resize(1200, 860)
+        if self.app_settings.problem:       # the file was moved aside at this load: said once, here
+            self.say(self.app_settings.problem)
 
     # ------------------------------------------------------------ the phones
 
