@@ -80,6 +80,8 @@ def error_problem(folder: Path, exc: OSError) -> str:
     if exc.errno in (errno.ENOSPC, errno.EDQUOT):
         return "cannot be written: the disk is full"
     blocker = next((p for p in (folder, *folder.parents) if p.exists() and not p.is_dir()), None)
+    if blocker == folder:
+        return "is a file, not a folder"
     if exc.errno in (errno.ENOTDIR, errno.EEXIST) or blocker is not None:
         return f"cannot be made: {blocker or exc.filename} is a file, not a folder"
     if exc.errno in (errno.EACCES, errno.EPERM):

@@ -185,3 +185,17 @@ def test_a_corrupt_settings_file_is_kept_aside_and_said_once_on_the_command_line
     assert len(err.strip().splitlines()) == 1, err
     assert main(["tasks"]) == 0
     assert "Settings file" not in capsys.readouterr().err                           # once, not every time
+
+
+def test_a_data_folder_that_is_a_file_is_one_sentence_and_the_run_goes_on(
+        tmp_path: Path, cli_env: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "data").write_text("not a folder")
+    monkeypatch.setenv("RELAY_DESKTOP_HOME", str(tmp_path))
+    code = main(["run", "--sim", "--fallback", "Turn on Wi-Fi"])
+    out, err = capsys.readouterr()
+    assert code == 0, out + err
+    sentence = f"The data folder {tmp_path / 'data'} is a file, not a folder, so run history and routines will not be"
+    assert (out + err).count(sentence) == 1, out + err
+    assert "Traceback" not in out + err and "Errno" not in out + err and "Saved as run" not in out
+    assert main(["runs", "list"]) == 0                          # nothing to list, and no error either
+    assert "Traceback" not in capsys.readouterr().err

@@ -214,12 +214,14 @@ class RunStore:
 
     def write_problem(self) -> FolderProblem | None:
         """What keeps runs from being saved here (read-only, disk full, …), or None (blocking: a real write)."""
+        if self.root == data_dir() / "runs":     # said of the data folder, which the user knows of
+            problem = write_problem(self.root.parent)
+            return FolderProblem(self.root.parent, problem) if problem is not None else self._folder_problem()
+        return self._folder_problem()
+
+    def _folder_problem(self) -> FolderProblem | None:
         problem = write_problem(self.root)
-        if problem is None:
-            return None
-        in_data_folder = self.root == data_dir() / "runs"
-        return FolderProblem(self.root.parent if in_data_folder else self.root, problem,
-                             "data folder" if in_data_folder else "history folder")
+        return FolderProblem(self.root, problem, "history folder") if problem is not None else None
 
     @contextmanager
     def connection(self) -> Iterator[sqlite3.Connection]:
