@@ -46,6 +46,7 @@ class AppSettings:
     split_screen: bool = True               # the planning agent may put two apps side by side
     use_routines: bool = True               # a typed task that matches a saved routine replays it
     theme: str = "system"                   # "system" (follow the desktop), "light" or "dark"
+    clipboard_sync: bool = True             # the computer's and the phone's clipboards shared both ways
     problem: str = ""                       # why the saved file was not used, if it was not
 
     def __post_init__(self) -> None:
@@ -69,7 +70,8 @@ class AppSettings:
                 "screenshot_max_kb": self.screenshot_max_kb, "screenshots": self.screenshots,
                 "private_apps": list(self.private_apps),
                 "shell_allowed": list(self.shell_allowed), "speak_progress": self.speak_progress,
-                "split_screen": self.split_screen, "use_routines": self.use_routines, "theme": self.theme}
+                "split_screen": self.split_screen, "use_routines": self.use_routines, "theme": self.theme,
+                "clipboard_sync": self.clipboard_sync}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> AppSettings:
@@ -86,7 +88,8 @@ class AppSettings:
                    speak_progress=bool(data.get("speak_progress", False)),
                    split_screen=bool(data.get("split_screen", True)),
                    use_routines=bool(data.get("use_routines", True)),
-                   theme=str(data.get("theme", "system")))
+                   theme=str(data.get("theme", "system")),
+                   clipboard_sync=bool(data.get("clipboard_sync", True)))
 
     @classmethod
     def load(cls, path: Path | None = None) -> AppSettings:

@@ -51,7 +51,7 @@ class MirrorError(Exception):
 
 class MirrorClient:
     def __init__(self, device: Device, server: ServerFile, *, max_size: int = 0, max_fps: int = 60,
-                 video_bit_rate: int = 8_000_000) -> None:
+                 video_bit_rate: int = 8_000_000, clipboard_autosync: bool = False) -> None:
         self.device = device
         self.server = server
         self.max_size, self.max_fps, self.video_bit_rate = max_size, max_fps, video_bit_rate
@@ -74,6 +74,10 @@ class MirrorClient:
         self._acks: set[int] = set()
         self._acked = threading.Condition()
         self.device_clipboard: str | None = None
+        # With autosync the server sends the phone's clipboard each time it changes (scrcpy's default); each
+        # listener is called with the text on the event loop. Without it, only GET_CLIPBOARD answers.
+        self.clipboard_autosync = clipboard_autosync
+        self.clipboard_listeners: list[Callable[[str], None]] = []
         self.restarting = False
         self.restarts = 0                         # how often the server was started again after dying
         self.notices: list[Callable[[str], None]] = []   # told, in words, when it restarts (the run's log)
@@ -99,7 +103,9 @@ class MirrorClient:
         self._loop = asyncio.get_running_loop()
         await self.device.push(str(self.server.path), self.remote_path)
         options = [f"scid={self.scid:08x}", "log_level=info", "audio=false", "tunnel_forward=true",
-                   "clipboard_autosync=false", f"max_fps={self.max_fps}", f"video_bit_rate={self.video_bit_rate}"]
+                   f"max_fps={self.max_fps}", f"video_bit_rate={self.video_bit_rate}"]
+        if not self.clipboard_autosync:      # the server's default is on; scrcpy sends only the change
+            options.append("clipboard_autosync=false")
         if self.max_size:
             options.append(f"max_size={self.max_size}")
         command = (f"CLASSPATH={self.remote_path} app_process / {CLASS_NAME} {self.server.version} "
@@ -254,8 +260,18 @@ class MirrorClient:
                             self._acked.notify_all()
                     elif isinstance(message, p.ClipboardText):
                         self.device_clipboard = message.text
+                        loop = self._loop
+                        if self.clipboard_autosync and loop is not None and not loop.is_closed():
+                            loop.call_soon_threadsafe(self._tell_clipboard, message.text)
         except (OSError, p.ProtocolError) as exc:
             log.debug("control socket closed: %s", exc)
+
+    def _tell_clipboard(self, text: str) -> None:
+        for listener in list(self.clipboard_listeners):
+            try:
+                listener(text)
+            except Exception:   # one listener's fault must not stop the others (nor this loop callback)
+                log.exception("a clipboard listener failed")
 
     def _wait_ack(self, sequence: int, timeout: float) -> bool:
         with self._acked:
@@ -369,7 +385,9 @@ class MirrorClient:
         await self._send(p.inject_text(text))
 
     async def clipboard(self, timeout: float = 3.0) -> str:
-        """The phone's clipboard text."""
+        """The phone's clipboard text (asked for with GET_CLIPBOARD: with autosync off, the server answers)."""
+        if self.clipboard_autosync:
+            raise MirrorError("with clipboard autosync the phone sends its clipboard only when it changes")
         self.device_clipboard = None
         await self._send(p.get_clipboard())
         loop = asyncio.get_running_loop()
@@ -380,11 +398,20 @@ class MirrorClient:
             await asyncio.sleep(0.01)
         return self.device_clipboard
 
-    async def type_text(self, text: str) -> None:
-        """Any text, any language: through the clipboard and a paste, with no keyboard app on the phone."""
+    async def press_clipboard_key(self, key: str) -> None:
+        """Press the phone's COPY or CUT key (GET_CLIPBOARD's copy key); with autosync the result comes back to
+        the clipboard listeners as any change does."""
+        await self._send(p.get_clipboard({"copy": 1, "cut": 2}[key]))
+
+    async def set_clipboard(self, text: str, *, paste: bool = False) -> None:
+        """Set the phone's clipboard (and paste it into the focused field); returns once the phone confirmed."""
         self._clipboard_sequence += 1
         sequence = self._clipboard_sequence
-        await self._send(p.set_clipboard(text, paste=True, sequence=sequence))
+        await self._send(p.set_clipboard(text, paste=paste, sequence=sequence))
         # The acknowledgement comes after the paste: once it is here, the text is in the field.
         if not await asyncio.to_thread(self._wait_ack, sequence, 3.0):
-            raise MirrorError("the phone did not confirm the pasted text within 3 s")
+            raise MirrorError("the phone did not confirm the clipboard text within 3 s")
+
+    async def type_text(self, text: str) -> None:
+        """Any text, any language: through the clipboard and a paste, with no keyboard app on the phone."""
+        await self.set_clipboard(text, paste=True)

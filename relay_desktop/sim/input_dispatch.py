@@ -31,6 +31,7 @@ log = logging.getLogger(__name__)
 
 KEY_HOME, KEY_BACK, KEY_TAB, KEY_SPACE, KEY_ENTER, KEY_DEL = 3, 4, 61, 62, 66, 67
 KEY_ESCAPE, KEY_APP_SWITCH, KEY_NUMPAD_ENTER, KEY_PASTE = 111, 187, 160, 279
+KEY_CUT, KEY_COPY = 277, 278
 KEY_DPAD_LEFT, KEY_DPAD_RIGHT, KEY_FORWARD_DEL, KEY_MOVE_HOME, KEY_MOVE_END = 21, 22, 112, 122, 123
 _CHAR_KEYS = {**{7 + d: str(d) for d in range(10)}, **{29 + i: chr(97 + i) for i in range(26)},
               55: ",", 56: ".", 68: "`", 69: "-", 70: "=", 71: "[", 72: "]", 73: "\\", 74: ";", 75: "'",
@@ -182,6 +183,10 @@ class InputDispatcher:
             self._insert(" ")
         elif code == KEY_PASTE and self.phone.clipboard:   # nothing to paste leaves the selection alone
             self._insert(self.phone.clipboard)
+        elif code in (KEY_COPY, KEY_CUT):       # a keyboard's Copy/Cut (scrcpy's GET_CLIPBOARD copy key)
+            field = self.focused_field()
+            if field is not None and self.editing.selected(field):
+                self.toolbar_item(CUT if code == KEY_CUT else COPY)
         elif code == KEY_TAB:
             self._focus_next()
         elif code in _CHAR_KEYS:

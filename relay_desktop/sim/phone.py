@@ -18,6 +18,7 @@ from zoneinfo import ZoneInfo
 from PIL import Image
 
 from relay_desktop.sim.app import Activity, App
+from relay_desktop.sim.clipboard import ClipboardListener, PrimaryClip
 from relay_desktop.sim.compose import compose_windows
 from relay_desktop.sim.config import Faults, IdleStateError, PhoneConfig
 from relay_desktop.sim.input_dispatch import InputDispatcher
@@ -42,6 +43,8 @@ __all__ = ["IME_PACKAGE", "LAUNCHER_PACKAGE", "IdleStateError", "VirtualPhone"]
 
 
 class VirtualPhone:
+    clipboard = PrimaryClip()        # a str; setting it tells clipboard_listeners (ClipboardManager's listeners)
+
     def __init__(self, config: PhoneConfig | None = None, faults: Faults | None = None) -> None:
         from relay_desktop.sim.apps import BUILTIN_APPS
         from relay_desktop.sim.shell import Shell
@@ -62,6 +65,7 @@ class VirtualPhone:
         from relay_desktop.sim import u2_server  # uiautomator2's u2.jar, likewise (kill: u2_server.kill_servers)
 
         u2_server.install(self)
+        self.clipboard_listeners: list[ClipboardListener] = []
         self.clipboard = ""
         self.physical_size = (self.config.width, self.config.height)
         self.size_override: tuple[int, int] | None = None

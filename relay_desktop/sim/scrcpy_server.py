@@ -49,7 +49,9 @@ SERVER_VERSION = "3.3.4"
 REPEAT_AFTER_S = 0.1         # MediaCodec's KEY_REPEAT_PREVIOUS_FRAME_AFTER
 TAP_SLOP_PX = 24
 LONG_PRESS_S = 0.5
-KEY_PASTE = 279
+KEY_COPY, KEY_CUT, KEY_PASTE = 278, 277, 279
+CLIPBOARD_MESSAGE = 0        # device message types (DeviceMessage.java)
+ACK_CLIPBOARD_MESSAGE = 1
 _CONTROL_SIZES = {  # bytes after the type byte, for fixed-size messages
     ControlType.INJECT_KEYCODE: 13, ControlType.INJECT_TOUCH_EVENT: 31, ControlType.INJECT_SCROLL_EVENT: 20,
     ControlType.BACK_OR_SCREEN_ON: 1, ControlType.GET_CLIPBOARD: 1, ControlType.SET_DISPLAY_POWER: 1,
@@ -81,6 +83,13 @@ class ScrcpyServer:
     _touches: dict[int, _Touch] = field(default_factory=dict)
     _encoder: H264Encoder | None = None
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
+    # Controller.isSettingClipboard: the change SET_CLIPBOARD makes is not sent back to the computer.
+    _setting_clipboard: bool = False
+    _clipboard_changes: asyncio.Queue[str] = field(default_factory=asyncio.Queue)
+
+    @property
+    def clipboard_autosync(self) -> bool:
+        return self.options.get("clipboard_autosync", "true") == "true"
 
     async def _log(self, level: str, message: str) -> None:
         await self.ctx.out(f"[server] {level}: {message}\n".encode())
@@ -145,6 +154,9 @@ class ScrcpyServer:
                 tasks.append(asyncio.ensure_future(self._video(by_kind["video"])))
             if "control" in by_kind:
                 tasks.append(asyncio.ensure_future(self._control(by_kind["control"])))
+                if self.clipboard_autosync:     # the server's clipboard listener, as Controller registers it
+                    self.phone.clipboard_listeners.append(self._clipboard_changed)
+                    tasks.append(asyncio.ensure_future(self._send_clipboard_changes(by_kind["control"])))
             done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
             for task in pending:
                 task.cancel()
@@ -155,6 +167,8 @@ class ScrcpyServer:
                     log.debug("scrcpy server task ended: %r", task.exception())
         finally:
             self.phone.scrcpy_killers.discard(killed.set)
+            if self._clipboard_changed in self.phone.clipboard_listeners:
+                self.phone.clipboard_listeners.remove(self._clipboard_changed)
             for task in tasks:      # the phone stopping (this coroutine cancelled) ends the streams too
                 task.cancel()
             finished.set()
@@ -276,11 +290,26 @@ class ScrcpyServer:
 
     async def _set_clipboard(self, stream: DuplexStream) -> None:
         sequence, paste, size = struct.unpack(">QBI", await stream.read_exactly(13))
-        self.phone.clipboard = (await stream.read_exactly(size)).decode("utf-8", errors="replace")
+        text = (await stream.read_exactly(size)).decode("utf-8", errors="replace")
+        self._setting_clipboard = True
+        try:
+            self.phone.clipboard = text
+        finally:
+            self._setting_clipboard = False
         if paste:
             await self.phone.press_key(KEY_PASTE)
         if sequence:
-            await stream.write(struct.pack(">BQ", 1, sequence))
+            await stream.write(struct.pack(">BQ", ACK_CLIPBOARD_MESSAGE, sequence))
+
+    def _clipboard_changed(self, text: str) -> None:
+        if not self._setting_clipboard:
+            self._clipboard_changes.put_nowait(text)
+
+    async def _send_clipboard_changes(self, stream: DuplexStream) -> None:
+        """Each change of the phone's clipboard, as a CLIPBOARD device message (clipboard_autosync)."""
+        while True:
+            data = (await self._clipboard_changes.get()).encode("utf-8")
+            await stream.write(struct.pack(">BI", CLIPBOARD_MESSAGE, len(data)) + data)
 
     async def _start_app(self, stream: DuplexStream) -> None:
         size = (await stream.read_exactly(1))[0]
@@ -311,8 +340,11 @@ class ScrcpyServer:
             if body[0] == 0:
                 await self.phone.press_key(4)
         elif kind == ControlType.GET_CLIPBOARD:
-            data = self.phone.clipboard.encode("utf-8")
-            await stream.write(struct.pack(">BI", 0, len(data)) + data)
+            if body[0] in (1, 2):     # COPY_KEY_COPY / COPY_KEY_CUT: pressed first, the clipboard read after
+                await self.phone.press_key(KEY_COPY if body[0] == 1 else KEY_CUT)
+            if not self.clipboard_autosync:   # with autosync the listener has sent any change already
+                data = self.phone.clipboard.encode("utf-8")
+                await stream.write(struct.pack(">BI", CLIPBOARD_MESSAGE, len(data)) + data)
         elif kind == ControlType.RESET_VIDEO:
             if self._encoder is not None:
                 self._encoder.request_key_frame()

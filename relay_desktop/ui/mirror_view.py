@@ -10,7 +10,18 @@ import itertools
 import time
 
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFont, QImage, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QPen, QWheelEvent
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QImage,
+    QKeyEvent,
+    QKeySequence,
+    QMouseEvent,
+    QPainter,
+    QPaintEvent,
+    QPen,
+    QWheelEvent,
+)
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from relay_desktop.perception import ElementMap
@@ -43,6 +54,7 @@ class MirrorView(QWidget):
     scrolled = Signal(float, float, float)  # device x, y, wheel steps (positive: up)
     typed = Signal(str)                     # text typed while the mirror has focus
     key_pressed = Signal(str)               # an Android key name (ENTER, DEL, ...)
+    paste_requested = Signal()              # Ctrl+V: the computer's clipboard is pasted on the phone
     overlays_stale = Signal()               # the screen changed under the boxes: they were taken down
 
     def __init__(self, sink: ScreenSink, parent: QWidget | None = None) -> None:
@@ -185,6 +197,9 @@ class MirrorView(QWidget):
             self.scrolled.emit(device[0], device[1], event.angleDelta().y() / 120)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.matches(QKeySequence.StandardKey.Paste):
+            self.paste_requested.emit()
+            return
         special = {Qt.Key.Key_Return: "ENTER", Qt.Key.Key_Enter: "ENTER", Qt.Key.Key_Backspace: "DEL",
                    Qt.Key.Key_Delete: "FORWARD_DEL", Qt.Key.Key_Escape: "BACK", Qt.Key.Key_Tab: "TAB",
                    Qt.Key.Key_Left: "DPAD_LEFT", Qt.Key.Key_Right: "DPAD_RIGHT", Qt.Key.Key_Up: "DPAD_UP",

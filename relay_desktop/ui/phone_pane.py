@@ -28,6 +28,7 @@ from relay_desktop.agent import AgentSettings, EventBus, RunResult
 from relay_desktop.app_settings import AppSettings
 from relay_desktop.routines.model import BoundRoutine
 from relay_desktop.runs import RunRecorder, RunStore
+from relay_desktop.ui.clipboard_sync import ClipboardSync
 from relay_desktop.ui.device_picker import NETWORK, VIRTUAL
 from relay_desktop.ui.history import HistoryPanel
 from relay_desktop.ui.inspector import InspectorPanel
@@ -105,6 +106,8 @@ class PhonePane(QWidget):
         self.events = PaneEvents(self)
         self.bus.subscribe(self.events.on_event)
         self.runs = PaneRuns(self)
+        self.clipboard_sync = ClipboardSync(self.mirror_view, lambda: self.host.app_settings.clipboard_sync,
+                                            self._control, self.spawn, self)
         self.panel.start_requested.connect(self.start)
         self.panel.start_all_requested.connect(lambda task: self.host.run_on_all(task))
         self.panel.pause_requested.connect(lambda: self.session.agent and self.session.agent.control.pause())
@@ -241,6 +244,7 @@ class PhonePane(QWidget):
             self.connecting = False
             self.changed.emit()
         self.screen_recording.available(self.session.mirror is not None)
+        self.clipboard_sync.attach(self.session.mirror)
         device = self.session.device
         self.key = VIRTUAL if kind == VIRTUAL else device.serial if device else None
         self.changed.emit()

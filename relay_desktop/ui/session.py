@@ -144,7 +144,7 @@ class Session:
             except ProvisioningError as exc:
                 await self._fallback(str(exc))
                 return
-        mirror = MirrorClient(self.device, server, max_size=1200)
+        mirror = MirrorClient(self.device, server, max_size=1200, clipboard_autosync=True)  # copies come as made
         mirror.frame_sinks.append(self.screen)
         self._stage("Pushing and starting the scrcpy server…", 0.6)
         try:

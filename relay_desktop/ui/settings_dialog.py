@@ -139,6 +139,9 @@ class SettingsDialog(QDialog):
         agent_form.addRow(self.screenshots)
         agent_form.addRow(self.speak)
         agent_form.addRow(self.use_routines)
+        self.clipboard_sync = QCheckBox("Share the &clipboard with the phone (copy on one, paste on the other)", self)
+        self.clipboard_sync.setChecked(settings.clipboard_sync)
+        agent_form.addRow(self.clipboard_sync)
         self.theme = QComboBox(self)
         for value, text in (("system", "Follow the system"), ("light", "Light"), ("dark", "Dark")):
             self.theme.addItem(text, value)
@@ -264,7 +267,8 @@ class SettingsDialog(QDialog):
                            screenshots=self.screenshots.isChecked(), shell_allowed=self.settings.shell_allowed,
                            speak_progress=self.speak.isChecked(), split_screen=self.settings.split_screen,
                            use_routines=self.use_routines.isChecked(), theme=str(self.theme.currentData()),
-                           private_apps=self.private_apps.packages())
+                           private_apps=self.private_apps.packages(),
+                           clipboard_sync=self.clipboard_sync.isChecked())
 
     async def save(self) -> AppSettings | None:
         try:
