@@ -199,3 +199,26 @@ def test_a_data_folder_that_is_a_file_is_one_sentence_and_the_run_goes_on(
     assert "Traceback" not in out + err and "Errno" not in out + err and "Saved as run" not in out
     assert main(["runs", "list"]) == 0                          # nothing to list, and no error either
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_an_older_history_on_a_read_only_folder_is_shown_too(
+        read_only: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A history written before format 3 (no answer column; before 2, no steps.withheld) cannot be migrated on
+    a read-only folder: it is read as it is, the missing columns empty."""
+    import sqlite3
+
+    source, home = read_only
+    writer = _save_runs(source, 3)
+    writer.close()
+    db = sqlite3.connect(source / "data" / "runs" / "runs.sqlite3")
+    db.execute("ALTER TABLE runs DROP COLUMN answer")
+    db.execute("ALTER TABLE steps DROP COLUMN withheld")
+    db.execute("PRAGMA user_version=1")
+    db.commit()
+    db.close()
+    monkeypatch.setenv("RELAY_DESKTOP_HOME", str(home))
+    assert main(["runs", "list", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert [r["task"] for r in listed] == ["Task number 2", "Task number 1", "Task number 0"]
+    assert main(["runs", "show", "20260101-000001"]) == 0
+    assert "Task number 1" in capsys.readouterr().out

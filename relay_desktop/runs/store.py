@@ -208,9 +208,21 @@ class RunStore:
             return
         existing = {row[0] for row in db.execute("SELECT name FROM main.sqlite_master WHERE type = 'table'")}
         for statement in schema.split(";"):
-            made = re.match(r"\s*CREATE TABLE IF NOT EXISTS (\w+)", statement)
-            if made is not None and made[1] not in existing:
+            made = re.match(r"\s*CREATE TABLE IF NOT EXISTS (\w+)\s*\((.*)\)\s*$", statement, re.S)
+            if made is None:
+                continue
+            table = made[1]
+            if table not in existing:
                 db.execute(statement.replace("CREATE TABLE", "CREATE TEMP TABLE", 1))
+                continue
+            # An older history (a column added since) cannot be migrated here: a TEMP view of the same name,
+            # which unqualified names find first, reads it with the missing columns empty.
+            have = {row[1] for row in db.execute(f"PRAGMA main.table_info({table})")}
+            wanted = [column.split()[0] for column in re.split(r",\s*(?![^()]*\))", made[2]) if column.strip()]
+            missing = [c for c in wanted if c not in have and c.upper() not in ("PRIMARY", "FOREIGN", "UNIQUE")]
+            if missing:
+                extra = ", ".join(f"NULL AS {c}" for c in missing)
+                db.execute(f"CREATE TEMP VIEW IF NOT EXISTS {table} AS SELECT *, {extra} FROM main.{table}")
 
     def write_problem(self) -> FolderProblem | None:
         """What keeps runs from being saved here (read-only, disk full, …), or None (blocking: a real write)."""
