@@ -275,6 +275,11 @@ async def test_the_search_hint_is_only_given_while_the_search_field_is_empty() -
     typed = Observation.of(build_element_map(search_screen("maya")), None, context, 0.0, 0.0)
     assert "Hint: a search field has focus" in screen_block(empty)
     assert "Hint: a search field has focus" not in screen_block(typed)
+    # A reader saw it again after clearing the field, read "type the query with submit=true" as the reason its
+    # searches (already answered "No matching results" as it typed) had failed, and searched again: the hint
+    # says that both kinds of search exist, not that one was missed.
+    hint = next(line for line in screen_block(empty).splitlines() if line.startswith("Hint: a search field"))
+    assert "as you type" in hint and "submit=true" in hint and "type the query with submit=true" not in hint
 
 
 async def test_a_second_completion_check_is_told_the_first_verdict() -> None:

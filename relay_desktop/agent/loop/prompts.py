@@ -68,7 +68,8 @@ def screen_block(observation: Observation, *, diff_text: str | None = None) -> s
     if field is not None:
         lines.append(f'Focused field: {field.id} "{field.name}"')
         if not field.value and "search" in f"{field.name} {field.hint} {field.node.resource_id}".lower():
-            lines.append("Hint: a search field has focus — type the query with submit=true.")
+            lines.append("Hint: a search field has focus. Some apps show results as you type; others search "
+                         "only on Enter (type with submit=true).")
     if observation.keyboard_shown:
         lines.append("The on-screen keyboard is shown (it covers the bottom of the screen).")
     if sign_in_screen(element_map):
