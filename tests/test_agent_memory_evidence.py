@@ -250,3 +250,18 @@ def test_a_row_s_own_label_is_quoted_when_the_fact_names_it() -> None:
     memory.add(["The 06:30 Gym alarm (Mon, Wed, Fri) is off"], 4, "clock", rows)
     evidence = memory.facts[0].evidence
     assert "Gym" in evidence and "Turn on 06:30 alarm · off" in evidence and "Work" not in evidence, evidence
+
+
+def test_a_time_is_one_number_and_a_target_value_is_the_agent_s_own() -> None:
+    """A reader: 'F1: the piano alarm must become 17:15' was 'not on it: 17, 15' (a target the agent worked out
+    from "a quarter past five", cut in two), and 'dinner moved to 8:30' 'from the task: 30'."""
+    memory = Memory(task="Text Bob and Carol in one group message: dinner at 8 moved to 8:30")
+    memory.add(["The piano alarm (18:00, Wed) must become 17:15"], 4, "clock",
+               ["18:00", "Piano lesson", "Wed", "Turn off 18:00 alarm · on"])
+    line = memory.facts[0].line()
+    assert "not on it" not in line and "worked out by the agent (inputs in the fact): 17:15" in line, line
+    memory.add(["Message to send: dinner at 8 moved to 8:30"], 5, "messages", ["Bob Martinez", "Carol Nguyen"])
+    line = memory.facts[1].line()
+    assert "not on it" not in line and "from the task: 30" not in line and "8:30" in line, line
+    memory.add(["The 07:30 alarm is on"], 6, "clock", ["7:30", "Turn off 7:30 alarm · on"])
+    assert "not on it" not in memory.facts[2].line(), memory.facts[2].line()      # 07:30 is 7:30

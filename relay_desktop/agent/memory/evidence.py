@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 __all__ = ["Match", "Screen", "match_evidence", "numbers_in", "words_in"]
 
-_TOKEN = re.compile(r"[^\W_]+(?:[-.'][^\W_]+)*")
+# A time is one token ("8:30", not "8" and "30"); other tokens are words and numbers, joined by - . and '.
+_TOKEN = re.compile(r"\d{1,2}:\d{2}(?::\d{2})?(?!\d)|[^\W_]+(?:[-.'][^\W_]+)*")
 # Words too common to tell texts apart (a fact's "the", "and", "has" match every message).
 _COMMON = frozenset({
     "the", "and", "for", "are", "was", "were", "has", "have", "had", "not", "but", "you", "your", "she", "her",
@@ -50,6 +51,8 @@ def _tokens(text: str) -> list[str]:
     for token in _TOKEN.findall(text.lower()):
         if token.endswith("'s"):
             token = token[:-2]
+        elif ":" in token:
+            token = token.lstrip("0") if not token.startswith("00") else token[1:]   # 07:30 is 7:30
         found.append(token)
     return found
 

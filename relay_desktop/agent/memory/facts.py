@@ -41,8 +41,10 @@ NOTED_BY_THE_AGENT = ("Facts the agent noted (its own words, not checked; each s
 _KEYED = re.compile(r"^\s*\[?(F\d+)\]?\s*[:=–—-]\s*(.+)$", re.S)
 _FORGET = re.compile(r"^\s*(?:forget|drop|retire)\s+\[?(F\d+)\]?\s*$", re.I)
 # Words that say the agent worked a number out (counted it, added it up) rather than read it.
+# So do words that make a number a target, not a reading ("must become 17:15").
 _COMPUTED = re.compile(r"\b(count(?:ed|s|ing)?|total(?:s|led|ing)?|sums?|summed|add(?:ed|s)? up|in all|altogether|"
-                       r"combined|difference|average|plus|minus|times|comes to|came to)\b", re.I)
+                       r"combined|difference|average|plus|minus|times|comes to|came to|"
+                       r"(?:must|should|will|needs? to|is to) (?:be|become)|becomes?|target)\b", re.I)
 _PROGRESS = re.compile(r"\b(so far|progress|done:|remaining|still to do|left to do|next step|todo|to-do list "
                        r"done)\b", re.I)
 
