@@ -323,6 +323,7 @@ class MainWindow(QMainWindow):
             dialog.speak.setToolTip(self.speaker.why_unavailable())
             dialog.speak.setText(f"Speak progress aloud (unavailable: {self.speaker.why_unavailable()})")
         dialog.accepted.connect(lambda: self._apply_settings(dialog.saved))
+        dialog.keys_changed.connect(lambda: self._spawn(self.choose_models()))   # a key removed: at once
         dialog.open()  # not exec(): runs and the mirror go on while it is open
         return dialog
 

@@ -76,6 +76,12 @@ class PaneRuns(QObject):
         # With no model set up the rule-based planner drives the window's runs, so it also takes over where a
         # routine's replay stops (as `relay-desktop run` does with no model), rather than the run ending there.
         settings = host.settings if host.models is not None else replace(host.settings, allow_fallback=True)
+        # Keys are read from the keyring again for each run: a key put right (or removed) elsewhere since the
+        # last run is the one used, where the router's cached keys failed every run until a restart. (Models
+        # other than a ModelRouter — a test's scripted ones — hold no keys.)
+        forget_keys = getattr(host.models, "forget_keys", None)
+        if forget_keys is not None:
+            forget_keys()
         pane.panel.set_state("running")
         agent = pane.session.start_run(task, host.models, settings,
                                        Handlers(ask_user=self._ask, confirm=self._confirm), routine=routine,

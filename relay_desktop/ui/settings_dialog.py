@@ -14,7 +14,7 @@ import textwrap
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -39,6 +39,7 @@ from relay_desktop.llm.config import ROLES, LLMSettings, ModelRef, builtin_provi
 from relay_desktop.llm.keys import ENV_VARS, KeyStore
 from relay_desktop.ui.private_apps_section import PrivateAppsSection
 from relay_desktop.ui.secrets_section import SecretsSection
+from relay_desktop.ui.stored_keys import StoredKeys
 from relay_desktop.ui.tasks import spawn
 from relay_desktop.user_secrets import SecretStore
 
@@ -50,6 +51,10 @@ _NAMES = {"anthropic": "Anthropic", "openai": "OpenAI", "gemini": "Gemini"}
 
 
 class SettingsDialog(QDialog):
+    # Keys were removed (at once, whether Save is pressed or not): the window picks its models again. Keys
+    # typed are stored by Save, which the window follows through ``accepted``.
+    keys_changed = Signal()
+
     def __init__(self, settings: AppSettings, keys: KeyStore, parent: QWidget | None = None, *,
                  secrets: SecretStore | None = None,
                  installed_apps: Callable[[], Awaitable[Sequence[AppInfo]]] | None = None) -> None:
@@ -71,6 +76,7 @@ class SettingsDialog(QDialog):
         self.keyring_status.setWordWrap(True)
         self.key_fields: dict[str, QLineEdit] = {}
         self.results: dict[str, QLabel] = {}
+        self.stored_keys: dict[str, StoredKeys] = {}
         self.session_only = QCheckBox("Keep keys for this session only (not saved anywhere)", self)
         keys_box = QGroupBox("API keys", self)
         box_layout = QVBoxLayout(keys_box)
@@ -100,6 +106,11 @@ class SettingsDialog(QDialog):
             result.hide()
             box_layout.addWidget(result)
             self.key_fields[name], self.results[name] = field, result
+            stored = StoredKeys(keys, name, self)       # what is stored already, masked, and its Remove
+            stored.setContentsMargins(width + 6, 0, 0, 0)
+            stored.changed.connect(self.keys_changed)
+            box_layout.addWidget(stored)
+            self.stored_keys[name] = stored
         box_layout.addWidget(self.session_only)
         models_box = QGroupBox("Models (provider/model; the first line is tried first)", self)
         form = QFormLayout(models_box)
@@ -177,6 +188,7 @@ class SettingsDialog(QDialog):
         bottom.addWidget(buttons)
         layout.addLayout(bottom)
         self._spawn(self.show_keyring_status())
+        self._spawn(self.show_stored_keys())
         self._spawn(self.secrets_section.refresh())
         self._spawn(self.private_apps.refresh_suggestions())
 
@@ -194,6 +206,19 @@ class SettingsDialog(QDialog):
             self.session_only.setChecked(True)
             self.session_only.setEnabled(False)
         self._fit()
+
+    @property
+    def stored(self) -> dict[str, QLabel]:
+        """Each provider's line of stored keys (masked)."""
+        return {name: row.label for name, row in self.stored_keys.items()}
+
+    @property
+    def remove_buttons(self) -> dict[str, QPushButton]:
+        return {name: row.remove for name, row in self.stored_keys.items()}
+
+    async def show_stored_keys(self) -> None:
+        for row in self.stored_keys.values():
+            await row.refresh()
 
     def _fit(self) -> None:
         """Keep what was just written readable in full: each label asks for the height its text needs (a
