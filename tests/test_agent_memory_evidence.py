@@ -265,3 +265,15 @@ def test_a_time_is_one_number_and_a_target_value_is_the_agent_s_own() -> None:
     assert "not on it" not in line and "from the task: 30" not in line and "8:30" in line, line
     memory.add(["The 07:30 alarm is on"], 6, "clock", ["7:30", "Turn off 7:30 alarm · on"])
     assert "not on it" not in memory.facts[2].line(), memory.facts[2].line()      # 07:30 is 7:30
+
+
+def test_an_earlier_screen_that_shows_the_fact_s_number_wins_over_one_that_does_not() -> None:
+    """A reader: 'Sent to Omar Haddad, 555-0194' was backed by the thread's header and said 'not on it: 555-0194',
+    though the screen one step before showed 'O · Omar Haddad · 555-0194'."""
+    from relay_desktop.agent.memory.facts import Screen
+    memory = Memory()
+    picker = Screen(7, "com.google.android.apps.messaging", ("O · Omar Haddad · 555-0194", "Grace Liu · 555-0123"))
+    memory.add(["Texted Omar Haddad (555-0194) that book club moved"], 8, "com.google.android.apps.messaging",
+               ["Omar Haddad", "Book club moved to Thursday", "Text message"], earlier=[picker])
+    line = memory.facts[0].line()
+    assert "not on it" not in line and "555-0194" in memory.facts[0].evidence, line

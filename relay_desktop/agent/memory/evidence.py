@@ -95,11 +95,27 @@ def match_evidence(fact: str, screens: Sequence[Screen], ignore: set[str] = froz
                 best = (score, s, t)
     if best is None:
         return None
-    _, s, t = best
-    screen, told = screens[s], words[s]
     numbers = numbers_in(fact) - ignore
-    missing = numbers - numbers_in(screen.texts[t])
-    chosen = [t]
+    found = _gathered(fact, wanted, numbers, screens[best[1]], words[best[1]], best[2])
+    if found.unseen:
+        # The screen the fact was noted on lacks its number: a screen just before that shows it backs it better
+        # ("Omar Haddad · 555-0194" in the picker, a step before the thread titled "Omar Haddad").
+        for s, screen in enumerate(screens):
+            holding = [(len(wanted & words[s][t]), t) for t in range(len(screen.texts))
+                       if numbers_in(screen.texts[t]) & set(found.unseen) and len(wanted & words[s][t]) >= needed]
+            if s != best[1] and holding:
+                other = _gathered(fact, wanted, numbers, screen, words[s], max(holding)[1])
+                if len(other.unseen) < len(found.unseen):
+                    found = other
+    return found
+
+
+def _gathered(fact: str, wanted: set[str], numbers: set[str], screen: Screen, told: list[set[str]],
+              first: int) -> Match:
+    """The match that starts from text ``first`` of ``screen`` and gathers the texts of that screen that show
+    what it lacks: the fact's numbers first, then its words."""
+    missing = numbers - numbers_in(screen.texts[first])
+    chosen = [first]
     while missing and len(chosen) < MAX_GATHERED:
         # The text that shows most of what is still missing ("07:32" for "07", "32"; not "02:32" for "32").
         # Ties go to the text sharing more of the fact's words ("Turn off 07:15 alarm · on" over a bare "07:15").
