@@ -20,7 +20,7 @@ import logging
 import re
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
 import adbutils
 from PIL import Image, UnidentifiedImageError
@@ -216,7 +216,8 @@ class Device(ScreenReading):
             return conn
         return await call(start, serial=self.serial, timeout=self.command_timeout)
 
-    async def push(self, local: str, remote: str) -> None:
+    async def push(self, local: str | BinaryIO, remote: str) -> None:
+        """``local``: a path, or a file object read to its end (to follow the progress)."""
         await self._run(lambda: self._adb.sync.push(local, remote), timeout=120, command=f"push {remote}",
                         replay=True)
 

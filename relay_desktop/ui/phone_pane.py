@@ -30,6 +30,7 @@ from relay_desktop.routines.model import BoundRoutine
 from relay_desktop.runs import RunRecorder, RunStore
 from relay_desktop.ui.clipboard_sync import ClipboardSync
 from relay_desktop.ui.device_picker import NETWORK, VIRTUAL
+from relay_desktop.ui.file_drop import FileDrop
 from relay_desktop.ui.history import HistoryPanel
 from relay_desktop.ui.inspector import InspectorPanel
 from relay_desktop.ui.log_view import LogView
@@ -108,6 +109,8 @@ class PhonePane(QWidget):
         self.runs = PaneRuns(self)
         self.clipboard_sync = ClipboardSync(self.mirror_view, lambda: self.host.app_settings.clipboard_sync,
                                             self._control, self.spawn, self)
+        self.file_drop = FileDrop(self.mirror_view, lambda: self.session.device, self.say,
+                                  lambda text: self.host.status(text, self), self.spawn, self)
         self.panel.start_requested.connect(self.start)
         self.panel.start_all_requested.connect(lambda task: self.host.run_on_all(task))
         self.panel.pause_requested.connect(lambda: self.session.agent and self.session.agent.control.pause())

@@ -19,6 +19,7 @@ from relay_desktop.sim.shell.base import (
     java_exception,
     short_component,
 )
+from relay_desktop.sim.shell.commands_pm_install import pm_install
 
 FLAG_ACTIVITY_NEW_TASK = 0x10000000
 FLAG_RECEIVER_FROM_SHELL = 0x400000
@@ -306,10 +307,10 @@ async def run_pm(ctx: CommandContext, args: list[str]) -> int:
             return 0
         await ctx.print("Failure [DELETE_FAILED_INTERNAL_ERROR]")
         return 1
-    if sub in ("install", "install-create"):
-        source = operands[-1] if operands else ""
-        await ctx.print(f"Failure [INSTALL_FAILED_INVALID_APK: Failed to parse {source}: the virtual phone "
-                        "cannot install APKs]")
+    if sub == "install":
+        return await pm_install(ctx, rest)
+    if sub == "install-create":
+        await ctx.print("Failure [INSTALL_FAILED_INVALID_APK: the virtual phone installs single APKs only]")
         return 1
     if sub in ("grant", "revoke", "enable", "disable", "disable-user", "set-home-activity", "trim-caches"):
         return 0
