@@ -11,8 +11,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QPointF, QRectF, Qt, QUrl, Signal
-from PySide6.QtGui import QColor, QDesktopServices, QImage, QPainter, QPen, QPixmap, QResizeEvent
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QImage, QPainter, QPen, QPixmap, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFileDialog,
@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from relay_desktop.runs import RunRecord, RunStore, export_html
 from relay_desktop.runs.store import StepRecord, withheld_text
+from relay_desktop.ui.open_file import open_with_desktop
 from relay_desktop.ui.routine_dialogs import SaveRoutineDialog
 from relay_desktop.ui.routine_library import RoutineLibrary
 from relay_desktop.ui.tasks import spawn
@@ -168,7 +169,12 @@ class HistoryPanel(QWidget):
         self.play_button = QPushButton("&Play recording", self)
         self.play_button.setToolTip("Open the screen recording made during this run")
         self.play_button.setEnabled(False)
-        self.play_button.clicked.connect(self.play_recording)
+        self.play_button.clicked.connect(lambda: self._spawn(self.play_recording()))
+        # When no player opens the recording: its folder, for the user to open it with what they have.
+        self.show_folder_button = QPushButton("Show in &folder", self)
+        self.show_folder_button.setToolTip("Open the folder that holds the recording")
+        self.show_folder_button.hide()
+        self.show_folder_button.clicked.connect(lambda: self._spawn(self.show_recording_folder()))
         self.save_routine_button = QPushButton("Save as rou&tine…", self)
         self.save_routine_button.setAccessibleName("Save this run as a routine")
         self.save_routine_button.setToolTip(ONLY_SUCCESS)
@@ -183,6 +189,7 @@ class HistoryPanel(QWidget):
         top.addWidget(self.refresh_button)
         top.addWidget(self.export_button)
         top.addWidget(self.play_button)
+        top.addWidget(self.show_folder_button)
         top.addStretch(1)
         chosen = QHBoxLayout()
         chosen.addWidget(self.save_routine_button)
@@ -237,6 +244,7 @@ class HistoryPanel(QWidget):
         self.record = await self.store.aget_run(run_id)
         self.export_button.setEnabled(True)
         self.play_button.setEnabled(bool(self.record.settings.get("recording")))
+        self.show_folder_button.hide()
         success = self.record.summary.outcome == "success"
         self.save_routine_button.setEnabled(success)
         self.save_routine_button.setToolTip("Save this run as a routine: it then runs again without a model"
@@ -281,15 +289,33 @@ class HistoryPanel(QWidget):
         self.status.setText(text)
         self.said.emit(text)
 
-    def play_recording(self) -> bool:
-        """Open the run's screen recording in the desktop's video player."""
+    def _recording(self) -> Path | None:
         path = self.record.settings.get("recording") if self.record is not None else None
-        if not path:
+        return Path(path) if path else None
+
+    async def play_recording(self) -> bool:
+        """Open the run's screen recording in the desktop's video player; when none opens it, say so in one line
+        with the file's path, and offer its folder instead."""
+        path = self._recording()
+        if path is None:
             return False
-        if not Path(path).exists():
+        if not path.exists():
             self.status.setText(f"The recording is no longer at {path}")
             return False
-        return QDesktopServices.openUrl(QUrl.fromLocalFile(path))
+        if await open_with_desktop(path):
+            return True
+        self.status.setText(f"No video player opened the recording: {path} (Show in folder opens where it is)")
+        self.show_folder_button.show()
+        return False
+
+    async def show_recording_folder(self) -> bool:
+        path = self._recording()
+        if path is None:
+            return False
+        if await open_with_desktop(path.parent):
+            return True
+        self.status.setText(f"Nothing opened the folder either: the recording is {path}")
+        return False
 
     def _ask_export(self) -> None:
         if self.record is None:
