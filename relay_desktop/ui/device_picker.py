@@ -19,7 +19,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from relay_desktop.device.adb_server import AdbServer
 from relay_desktop.device.models import DeviceInfo
+from relay_desktop.ui.pairing_dialog import PairingDialog
 
 __all__ = ["NETWORK", "VIRTUAL", "DevicePicker", "NetworkDialog", "state_hint"]
 
@@ -82,7 +84,26 @@ class NetworkDialog(QDialog):
                                 "once); leave the phone empty to use the remote server's own phones.", self))
         layout.addLayout(form)
         layout.addWidget(self.error)
-        layout.addWidget(buttons)
+        # Android 11+ pairs once with a code before its first connection: beside Connect, through adb pair.
+        self.pair_button = QPushButton("Pa&ir with a code (Android 11+)…", self)
+        self.pair_button.clicked.connect(self._open_pairing)
+        self.pairing: PairingDialog | None = None
+        bottom = QHBoxLayout()
+        bottom.addWidget(self.pair_button)
+        bottom.addStretch(1)
+        bottom.addWidget(buttons)
+        layout.addLayout(bottom)
+
+    def _open_pairing(self) -> None:
+        _, server = self.values()
+        remote = parse_address(server, 5037) if server else None
+        self.pairing = PairingDialog(AdbServer(*remote) if remote else AdbServer(), self)
+        self.pairing.connect_requested.connect(self._connect_paired)
+        self.pairing.open()
+
+    def _connect_paired(self, address: str) -> None:
+        self.address.setText(address)
+        self._check()
 
     def values(self) -> tuple[str, str]:
         """(phone address, adb server address); either may be empty."""
