@@ -13,7 +13,7 @@ import qasync
 from pytestqt.qtbot import QtBot
 
 from relay_desktop.runs import RunStore
-from relay_desktop.ui.history import HistoryPanel
+from relay_desktop.ui.history import RUN_ID, HistoryPanel
 from tests.waiting import until
 
 
@@ -76,3 +76,30 @@ def test_play_recording_says_so_when_no_player_opens_it_and_offers_the_folder(
         assert not panel.show_folder_button.isVisible()
 
     qt_loop.run_until_complete(asyncio.wait_for(scenario(), 30))
+
+
+def test_the_runs_list_fills_its_room_and_names_each_runs_phone(
+        qtbot: QtBot, qt_loop: qasync.QEventLoop, tmp_path: Path) -> None:
+    """It showed four rows in a tall tab, and nothing said which phone a run used."""
+    store, _ = _store_with_runs(tmp_path, 30)
+    panel = HistoryPanel(None, store)
+    qtbot.addWidget(panel)
+    panel.resize(700, 800)
+    panel.show()
+    qt_loop.run_until_complete(asyncio.wait_for(panel.refresh(), 10))
+    qtbot.wait(50)
+    headers = [panel.runs.headerItem().text(i) for i in range(panel.runs.columnCount())]
+    assert "Phone" in headers
+    phone = headers.index("Phone")
+    shown = {panel.runs.item(row).text(phone) for row in range(panel.runs.count())}
+    assert shown == {"127.0.0.1:15555", "R5CT1234ABC"}
+    # Before a run is chosen the list is what there is to look at: most of the tab, a dozen rows or more.
+    row_height = panel.runs.visualItemRect(panel.runs.item(0)).height()
+    rows = panel.runs.viewport().height() // row_height
+    assert rows >= 12, (rows, panel.runs.height(), panel.height())
+    # A run chosen: its steps and screen come in below; the list keeps a useful share.
+    qt_loop.run_until_complete(asyncio.wait_for(panel.open(panel.runs.item(3).data(0, RUN_ID)), 10))
+    qtbot.wait(50)
+    assert panel.steps.isVisible() and panel.picture.isVisible()
+    rows = panel.runs.viewport().height() // row_height
+    assert rows >= 5, rows

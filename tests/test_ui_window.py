@@ -160,7 +160,8 @@ def test_history_replays_a_finished_run_and_exports_it(window: MainWindow, qt_lo
         await history.refresh()
         assert history.runs.count() == 1
         headers = history.runs.headerItem()
-        assert [headers.text(i) for i in range(headers.columnCount())] == ["Started", "Outcome", "By", "Steps", "Task"]
+        assert [headers.text(i) for i in range(headers.columnCount())] == ["Started", "Outcome", "By", "Steps", "Phone",
+                                                                          "Task"]
         run = history.runs.item(0)
         assert (run.text(1), run.text(2)) == ("success", "rules")  # who drove: the demo's rule-based planner
         await history.open(run.data(0, RUN_ID))

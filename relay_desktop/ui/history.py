@@ -153,7 +153,7 @@ class HistoryPanel(QWidget):
         self.routines = routines             # where Save as routine… saves (None: not offered)
         self.record: RunRecord | None = None
         self.save_dialog: SaveRoutineDialog | None = None
-        self.runs = ListTree(["Started", "Outcome", "By", "Steps", "Task"], self)
+        self.runs = ListTree(["Started", "Outcome", "By", "Steps", "Phone", "Task"], self)
         self.runs.setAccessibleName("Past runs")
         self.steps = ListTree(["Step", "App", "Actions"], self)
         self.steps.setAccessibleName("Steps of the run")
@@ -194,24 +194,25 @@ class HistoryPanel(QWidget):
         chosen = QHBoxLayout()
         chosen.addWidget(self.save_routine_button)
         chosen.addWidget(self.status, 1)
-        lists = QSplitter(Qt.Orientation.Vertical, self)
-        lists.addWidget(self.runs)
-        lists.addWidget(self.steps)
-        step_view = QSplitter(Qt.Orientation.Horizontal, self)
-        step_view.addWidget(self.picture)
-        step_view.addWidget(self.details)
-        body = QSplitter(Qt.Orientation.Vertical, self)
-        body.addWidget(lists)
-        body.addWidget(step_view)
-        body.setStretchFactor(0, 1)             # the replayed step gets most of the room
-        body.setStretchFactor(1, 3)
-        body.setSizes([240, 720])
-        step_view.setStretchFactor(0, 2)
-        step_view.setStretchFactor(1, 3)
+        self.lists = QSplitter(Qt.Orientation.Vertical, self)
+        self.lists.addWidget(self.runs)
+        self.lists.addWidget(self.steps)
+        self.step_view = QSplitter(Qt.Orientation.Horizontal, self)
+        self.step_view.addWidget(self.picture)
+        self.step_view.addWidget(self.details)
+        self.body = QSplitter(Qt.Orientation.Vertical, self)
+        self.body.addWidget(self.lists)
+        self.body.addWidget(self.step_view)
+        self.step_view.setStretchFactor(0, 2)
+        self.step_view.setStretchFactor(1, 3)
+        # Until a run is chosen the list of runs is all there is to see, and fills the tab (it showed four rows
+        # above an empty step view); a chosen run's steps and screen then take their share (``_split``).
+        self.steps.hide()
+        self.step_view.hide()
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addLayout(chosen)
-        layout.addWidget(body, 1)
+        layout.addWidget(self.body, 1)
         self._tasks: set[asyncio.Task[object]] = set()
         self.refresh_button.clicked.connect(lambda: self._spawn(self.refresh()))
         self.runs.currentItemChanged.connect(lambda item, _: item and self._spawn(self.open(item.data(0, RUN_ID))))
@@ -229,8 +230,9 @@ class HistoryPanel(QWidget):
             started = time.strftime("%m-%d %H:%M", time.localtime(run.started_at))
             by = driver_short(run.driver)
             task = " ".join(run.task.split())
-            item = QTreeWidgetItem([started, run.outcome, by, str(run.steps), task])
-            item.setToolTip(4, task)
+            item = QTreeWidgetItem([started, run.outcome, by, str(run.steps), run.serial or "–", task])
+            item.setToolTip(5, task)
+            item.setToolTip(4, f"The phone the run used: {run.serial}" if run.serial else "No phone was recorded")
             item.setToolTip(2, run.driver or "no step was planned")
             item.setData(0, RUN_ID, run.id)
             self.runs.addTopLevelItem(item)
@@ -249,6 +251,7 @@ class HistoryPanel(QWidget):
         self.save_routine_button.setEnabled(success)
         self.save_routine_button.setToolTip("Save this run as a routine: it then runs again without a model"
                                             if success else ONLY_SUCCESS)
+        self._split()
         self.steps.clear()
         for step in self.record.steps:
             actions = "; ".join(a.get("description", "") for a in step.actions) or "(no action)"
@@ -261,6 +264,16 @@ class HistoryPanel(QWidget):
             self.steps.setCurrentRow(0)
         else:
             self.picture.show_image(None, "This run has no steps: it ended before the first one.")
+
+    def _split(self) -> None:
+        """A run chosen: its steps and the replayed screen appear under the runs, which keep a good share."""
+        if self.step_view.isVisible():
+            return
+        self.steps.show()
+        self.step_view.show()
+        height = max(self.body.height(), 600)
+        self.body.setSizes([height * 2 // 5, height * 3 // 5])
+        self.lists.setSizes([height // 5, height // 5])
 
     def show_step(self, row: int) -> None:
         if self.record is None or not 0 <= row < len(self.record.steps):
@@ -304,7 +317,7 @@ class HistoryPanel(QWidget):
             return False
         if await open_with_desktop(path):
             return True
-        self.status.setText(f"No video player opened the recording: {path} (Show in folder opens where it is)")
+        self.status.setText(f"No video player opened the recording {path}: Show in folder opens where it is.")
         self.show_folder_button.show()
         return False
 
