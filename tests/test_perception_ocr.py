@@ -379,3 +379,24 @@ def test_text_seen_before_a_scroll_is_not_new_after_it() -> None:
     first = build_element_map(SCREEN)
     scrolled = build_element_map(SCREEN, previous=first, ocr=[line("Grace Liu", 100, 1000, 400, 1050)])
     assert "Grace Liu" not in diff_maps(first, scrolled).to_text()
+
+
+async def test_a_recipient_read_with_its_label_and_the_cursor_is_not_new_text() -> None:
+    """A reader saw 'To Omarl' (read from pixels) beside the To field holding "Omar": the line runs from the "To"
+    label into the field, whose box is too wide to count as the same place, and the cursor read as an "l"."""
+    from relay_desktop.sim.apps.messages import PACKAGE, START_CHAT
+    from relay_desktop.sim.tasks.base import PhoneDriver, find, tap_on
+
+    phone = VirtualPhone()
+    driver = PhoneDriver(phone)
+    phone.apps[PACKAGE].open(START_CHAT)
+    await tap_on(driver, id="recipient_text_view")
+    await driver.type_text("Omar")
+    xml = await driver.dump_hierarchy()
+    label = find(xml, text="To")
+    assert label is not None and find(xml, text="Omar") is not None
+    left, top, right, bottom = label.bounds
+    middle = (top + bottom) // 2                  # a line of text is as tall as its letters, not as the row
+    read = line("To Omarl", left + 2, middle - 25, right + 171, middle + 25)
+    element_map = build_element_map(xml, ocr=[read])
+    assert [e.label for e in ocr_added(element_map)] == []

@@ -351,7 +351,10 @@ def _already_shown(text: str, box: Bounds, shown: list[UINode]) -> bool:
     """Whether dump nodes in the line's place say the same: one node, or several the line runs across
     ("Wi-Fi" and "Connected" side by side read as one line)."""
     here = [n for n in shown if _same_place(box, n.bounds)]
-    if not here:
+    # Nodes the line only runs into count for its words: a line from a label into a wide field ("To Omar",
+    # the field's box far bigger than the line) says nothing new when its words are theirs.
+    touched = [n for n in shown if box.intersect(n.bounds).area and n not in here]
+    if not here and not touched:
         return False
     candidates = [w for n in here for w in (n.text, n.desc, n.hint) if w]
     here.sort(key=lambda n: (n.bounds.top, n.bounds.left))
@@ -361,7 +364,7 @@ def _already_shown(text: str, box: Bounds, shown: list[UINode]) -> bool:
     if text[-1:] in _CURSOR_LOOKALIKES:
         variants.add(normalise(text[:-1]))
     said = [normalise(c) for c in candidates]
-    words_said = set(" ".join(said).split())
+    words_said = set(" ".join(said + [normalise(w) for n in touched for w in (n.text, n.desc, n.hint) if w]).split())
     for wanted in variants:
         if any(_text_similarity(wanted, c) >= SAME_TEXT_RATIO for c in said):
             return True
