@@ -217,7 +217,7 @@ class MainWindow(QMainWindow):
     async def _close_phone(self, pane: PhonePane) -> bool:
         if pane.session.running:
             box = QMessageBox(QMessageBox.Icon.Question, "Disconnect",
-                              f"A run is going on on {pane.label}. Stop it and disconnect the phone?",
+                              f"{pane.label} has a run going on. Stop it and disconnect the phone?",
                               QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self)
             if await self._dialog(box) != QMessageBox.StandardButton.Yes:
                 return False

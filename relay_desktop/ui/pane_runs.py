@@ -56,7 +56,7 @@ class PaneRuns(QObject):
         pane = self.pane
         problem_text = task_problem(task)
         if problem_text is not None:
-            pane.say(f"Cannot start: {problem_text}.")
+            pane.say(f"Cannot start: {problem_text.rstrip('.')}.")        # the problem may end a sentence itself
             pane.panel.task.setFocus()
             return None
         if pane.session.device is None or pane.lost is not None:

@@ -1,0 +1,71 @@
+"""The words the window and the agent show: no doubled word ("going on on"), no doubled full stop ("a few
+sentences.."). A scan of every string literal in relay_desktop/ui and relay_desktop/agent (docstrings aside),
+and the composed sentence that had one."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+from relay_desktop.agent.settings import MAX_TASK_CHARS
+from relay_desktop.ui.main_window import MainWindow
+
+ROOT = Path(__file__).parents[1] / "relay_desktop"
+DOUBLED = re.compile(r"\b([A-Za-z]{2,})\s+\1\b", re.IGNORECASE)
+# Doubled on purpose: none yet. (A word said twice for emphasis would go here, with why.)
+ALLOWED: set[str] = set()
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    ids = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                ids.add(id(first.value))
+    return ids
+
+
+def _texts(path: Path) -> list[tuple[int, str]]:
+    """Each string literal, an f-string's literal parts joined around a placeholder ("{}")."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skip = _docstrings(tree)
+    found: list[tuple[int, str]] = []
+    inside: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr):
+            parts = []
+            for value in node.values:
+                inside.add(id(value))
+                parts.append(value.value if isinstance(value, ast.Constant) else "{}")
+            found.append((node.lineno, "".join(str(p) for p in parts)))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip | inside:
+            found.append((node.lineno, node.value))
+    return found
+
+
+def test_no_user_visible_string_doubles_a_word() -> None:
+    doubled = []
+    for folder in ("ui", "agent"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            for line, text in _texts(path):
+                for match in DOUBLED.finditer(text):
+                    if match.group(1).lower() not in ALLOWED:
+                        doubled.append(f"{path.relative_to(ROOT)}:{line}: {match.group(0)!r} in {text!r}")
+    assert not doubled, "\n".join(doubled)
+
+
+def test_the_scan_finds_a_doubled_word(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text('def f(x):\n    """The the docstring is not shown."""\n    return f"A run is going on on {x}."\n')
+    texts = _texts(sample)
+    assert [t for _, t in texts if DOUBLED.search(t)] == ["A run is going on on {}."]
+
+
+def test_a_task_too_long_is_refused_in_a_sentence_with_one_full_stop(window: MainWindow) -> None:
+    window.pane.start("x" * (MAX_TASK_CHARS + 1))
+    said = window.log_view.lines()[-1]
+    assert said.startswith("· Cannot start: the task is") and said.endswith("sentences."), said
+    assert ".." not in said
