@@ -81,7 +81,7 @@ class PairingDialog(QDialog):
         close = QPushButton("Close", self)
         close.clicked.connect(self.reject)
         form = QFormLayout()
-        form.addRow("IP &address & port:", self.address)
+        form.addRow("IP &address && port:", self.address)
         form.addRow("Wi-Fi pairing c&ode:", self.code)
         self.connect_row = QWidget(self)
         row = QHBoxLayout(self.connect_row)
