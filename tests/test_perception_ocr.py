@@ -358,6 +358,7 @@ def test_junk_read_off_icons_and_edges_is_never_text() -> None:
     """Issue 25: "UU", "4.0 (0, 1 1 1 )", "l ue · u5.51" were offered as text read from pixels."""
     assert added_labels([
         line("UU", 100, 1000, 200, 1050),
+        line("4.0 (0, 11 1 )", 100, 1050, 400, 1090),     # a reader saw this one after the first was fixed
         line("4.0 (0, 1 1 1 )", 100, 1100, 400, 1150),
         line("l ue · u5.51", 100, 1200, 400, 1250),
     ]) == []

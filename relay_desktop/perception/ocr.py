@@ -232,8 +232,13 @@ def real_text(text: str) -> bool:
     if not total:
         return False
     real = sum(len(t) for t in tokens if _real_token(t))
-    # Lone letters, and lone 0s and 1s among several tokens, are what icons and edges read as.
+    # Lone letters, and lone 0s and 1s among several tokens, are what icons and edges read as; so is a run of
+    # short bare numbers with no word and nothing after a decimal point ("0, 11 1" off a row of stars).
     singles = sum(1 for t in tokens if (len(t) == 1 and not t.isdigit()) or (t in ("0", "1") and len(tokens) > 2))
+    wordless = not any(c.isalpha() for c in text)
+    bare = sum(1 for t in tokens if t.isdigit() and len(t) <= 2)
+    if wordless and len(tokens) > 3 and bare > len(tokens) / 2:
+        return False
     return real / total >= REAL_SHARE and singles <= len(tokens) / 2
 
 
