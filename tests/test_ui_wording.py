@@ -69,3 +69,22 @@ def test_a_task_too_long_is_refused_in_a_sentence_with_one_full_stop(window: Mai
     said = window.log_view.lines()[-1]
     assert said.startswith("· Cannot start: the task is") and said.endswith("sentences."), said
     assert ".." not in said
+
+
+def test_a_long_status_message_is_elided_before_the_right_hand_status_with_the_whole_in_its_tooltip(
+        window: MainWindow, qtbot) -> None:  # type: ignore[no-untyped-def]
+    window.resize(900, 700)
+    window.status_device.setText("Virtual phone (127.0.0.1:15555) · 2 phones")
+    window.status_fps.setText("60 fps")
+    qtbot.wait(50)
+    long = "The phone said something long: " + " ".join(f"word{n}" for n in range(80))
+    window.status(long)
+    shown = window.statusBar().currentMessage()
+    assert shown != long and shown.endswith("…") and shown.startswith("The phone said")
+    bar = window.statusBar()
+    used = bar.fontMetrics().horizontalAdvance(shown)
+    right = min(w.geometry().left() for w in (window.status_device, window.status_fps) if w.isVisible())
+    assert used < right, (used, right)                      # ends before the right-hand status begins
+    assert bar.toolTip() == long
+    window.status("Short news")
+    assert bar.currentMessage() == "Short news" and bar.toolTip() == "Short news"

@@ -37,6 +37,7 @@ from relay_desktop.ui.phone_pane import NO_PHONE, PhonePane
 from relay_desktop.ui.routine_library import RoutineLibrary
 from relay_desktop.ui.settings_dialog import SettingsDialog
 from relay_desktop.ui.speech import Speaker, spoken_text
+from relay_desktop.ui.status_line import show_elided
 from relay_desktop.ui.tasks import spawn
 from relay_desktop.ui.theme import ThemeFollower
 
@@ -302,7 +303,7 @@ class MainWindow(QMainWindow):
     def status(self, text: str, pane: PhonePane | None = None) -> None:
         """The status line; with several phones, news from one of them names it."""
         several = sum(p.key is not None for p in self.deck.panes) > 1
-        self.statusBar().showMessage(f"{pane.label}: {text}" if pane and pane.label and several else text, 8000)
+        show_elided(self.statusBar(), f"{pane.label}: {text}" if pane and pane.label and several else text, 8000)
 
     def say(self, text: str) -> None:
         """A sentence for the status line and the current phone's log."""
