@@ -277,3 +277,20 @@ def test_an_earlier_screen_that_shows_the_fact_s_number_wins_over_one_that_does_
                ["Omar Haddad", "Book club moved to Thursday", "Text message"], earlier=[picker])
     line = memory.facts[0].line()
     assert "not on it" not in line and "555-0194" in memory.facts[0].evidence, line
+
+
+def test_a_fact_noted_with_the_action_it_describes_is_backed_by_the_screen_after_it() -> None:
+    """A reader: 'F1: Dark theme switched on', noted in the plan that tapped the switch, was backed only by the
+    menu row 'Display · Dark theme, brightness, screen timeout'; the next screen showed 'Dark theme · on'."""
+    memory = Memory()
+    memory.add(["Dark theme switched on"], 3, "com.android.settings",
+               ["Display · Dark theme, brightness, screen timeout", "Sound & vibration"])
+    memory.saw(3, "com.android.settings", ["Display · Dark theme, brightness, screen timeout"])
+    memory.saw(4, "com.android.settings", ["Dark theme · on", "Brightness level · 54"])
+    fact = memory.facts[0]
+    assert fact.evidence == "Dark theme · on" and fact.seen_at == 4, fact.line()
+    # A fact read off its own screen keeps it when the next screen says less about it.
+    memory.add(["Hannah's mobile is 555-0104"], 5, "contacts", ["Hannah Schmidt", "Mobile · 555-0104"])
+    memory.saw(5, "contacts", ["Hannah Schmidt", "Mobile · 555-0104"])
+    memory.saw(6, "messages", ["Hannah", "Text message"])
+    assert "555-0104" in memory.facts[1].evidence and memory.facts[1].seen_at == 5

@@ -44,6 +44,7 @@ class Match:
     step: int                  # the step whose screen showed it
     unseen: tuple[str, ...]    # numbers of the fact that no text of that screen shows
     app: str = ""              # the app that screen was in
+    score: int = 0             # telling words of the fact its first text shows
 
 
 def _tokens(text: str) -> list[str]:
@@ -69,7 +70,8 @@ def words_in(text: str) -> set[str]:
         digits = sum(c.isdigit() for c in token)
         if digits >= 2:
             telling.add(token)
-        elif not digits and len(token) >= 3 and token not in _COMMON:
+        elif not digits and (len(token) >= 3 or token == "on") and token not in _COMMON:
+            # "on" beside "off": a switch's state is what many facts are about ("Dark theme · on").
             # "alarms" and "alarm", "notes" and "note" are one word here.
             telling.add(token[:-1] if len(token) > 4 and token.endswith("s") else token)
     return telling
@@ -137,4 +139,5 @@ def _gathered(fact: str, wanted: set[str], numbers: set[str], screen: Screen, to
         chosen.append(-back)
         unsaid -= told[-back]
     joined = " | ".join(screen.texts[i] for i in sorted(chosen))
-    return Match(joined, screen.step, tuple(sorted(missing, key=lambda n: (fact.lower().find(n), n))), screen.app)
+    return Match(joined, screen.step, tuple(sorted(missing, key=lambda n: (fact.lower().find(n), n))), screen.app,
+                 len(told[first] & wanted))

@@ -111,8 +111,26 @@ class Memory:
         self.reads: list[tuple[int, str, tuple[str, ...]]] = []     # (step, app, lines its reasoning quoted)
 
     def saw(self, step: int, app: str, screen_texts: Sequence[str]) -> None:
-        """A screen the agent was shown: a fact noted on a later screen may have been read on this one."""
-        self.recent.appendleft(Screen(step, app, tuple(screen_texts)))
+        """A screen the agent was shown: a fact noted on a later screen may have been read on this one, and a
+        fact noted on the screen before, in the plan that acted on it ("Dark theme switched on"), may be
+        shown by this one better than by the screen it was noted on."""
+        screen = Screen(step, app, tuple(screen_texts))
+        before = self.recent[0] if self.recent else None
+        if before is not None and before.step < step:
+            self.facts = [self._seen_after(fact, before, screen) for fact in self.facts]
+        self.recent.appendleft(screen)
+
+    def _seen_after(self, fact: Fact, noted_on: Screen, after: Screen) -> Fact:
+        if fact.step != noted_on.step or fact.from_task or (fact.evidence and fact.seen_at != fact.step):
+            return fact
+        ignore = (numbers_in(self.task) if self.task else set()) | set(fact.worked_out)
+        now = match_evidence(fact.text, [after], ignore=ignore)
+        if now is None or len(now.unseen) > len(fact.unseen):
+            return fact
+        then = match_evidence(fact.text, [noted_on], ignore=ignore) if fact.evidence else None
+        if then is not None and now.score <= then.score:
+            return fact
+        return replace(fact, evidence=now.text, unseen=now.unseen, seen_at=after.step, seen_in=after.app)
 
     def add(self, texts: Iterable[str], step: int, app: str = "", screen_texts: Sequence[str] = (),
             earlier: Sequence[Screen] = ()) -> list[Fact]:
