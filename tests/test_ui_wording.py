@@ -8,6 +8,9 @@ import ast
 import re
 from pathlib import Path
 
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import QCheckBox, QStyle, QStyleOptionButton
+
 from relay_desktop.agent.settings import MAX_TASK_CHARS
 from relay_desktop.ui.main_window import MainWindow
 
@@ -88,3 +91,31 @@ def test_a_long_status_message_is_elided_before_the_right_hand_status_with_the_w
     assert bar.toolTip() == long
     window.status("Short news")
     assert bar.currentMessage() == "Short news" and bar.toolTip() == "Short news"
+
+
+def _indicator_contrast(box: QCheckBox) -> int:
+    """How far the unchecked box's drawn outline stands from what is around it (the largest difference in
+    lightness between any pixel of the indicator and the window's colour)."""
+    image = box.grab().toImage()
+    option = QStyleOptionButton()
+    box.initStyleOption(option)
+    rect = box.style().subElementRect(QStyle.SubElement.SE_CheckBoxIndicator, option, box)
+    around = box.palette().color(QPalette.ColorRole.Window).lightness()
+    return max(abs(QColor(image.pixel(x, y)).lightness() - around)
+               for x in range(rect.left(), rect.right() + 1) for y in range(rect.top(), rect.bottom() + 1))
+
+
+def test_the_dark_themes_unchecked_box_has_a_visible_outline(window: MainWindow, qtbot) -> None:  # type: ignore[no-untyped-def]
+    assert window.theme is not None
+    try:
+        window.theme.apply("dark")
+        box = QCheckBox("Show element boxes")
+        qtbot.addWidget(box)
+        box.show()
+        qtbot.waitExposed(box)
+        assert _indicator_contrast(box) >= 80            # it was 12: a box a few shades off the window
+        window.theme.apply("light")
+        qtbot.wait(50)                                   # the new palette reaches the box
+        assert _indicator_contrast(box) >= 40            # light stays as Fusion draws it (51)
+    finally:
+        window.theme.apply("system")

@@ -12,8 +12,8 @@ import shutil
 import subprocess
 
 from PySide6.QtCore import QObject, Qt
-from PySide6.QtGui import QColor, QGuiApplication, QPalette
-from PySide6.QtWidgets import QApplication
+from PySide6.QtGui import QColor, QGuiApplication, QPainter, QPalette
+from PySide6.QtWidgets import QApplication, QProxyStyle, QStyle, QStyleOption, QWidget
 
 __all__ = ["ThemeFollower", "dark_palette", "desktop_prefers_dark"]
 
@@ -61,6 +61,32 @@ def dark_palette() -> QPalette:
     return palette
 
 
+# The outline of a check box on the dark palette: Fusion draws it from the window's colour made darker, which on
+# a dark window left an unchecked box a few shades off its background (lightness 12 apart), nearly invisible.
+DARK_INDICATOR_OUTLINE = QColor(150, 150, 158)
+_INDICATORS = (QStyle.PrimitiveElement.PE_IndicatorCheckBox, QStyle.PrimitiveElement.PE_IndicatorItemViewItemCheck)
+
+
+class IndicatorStyle(QProxyStyle):
+    """Fusion, with a check box's outline drawn in a light grey while the theme is dark (the check itself, the
+    light theme and everything else are Fusion's own)."""
+
+    def __init__(self) -> None:
+        super().__init__("Fusion")
+        self.dark = False
+
+    def drawPrimitive(self, element: QStyle.PrimitiveElement, option: QStyleOption, painter: QPainter,
+                      widget: QWidget | None = None) -> None:
+        super().drawPrimitive(element, option, painter, widget)
+        if self.dark and element in _INDICATORS:
+            painter.save()
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+            painter.setPen(DARK_INDICATOR_OUTLINE)
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawRoundedRect(option.rect.adjusted(0, 0, -1, -1), 2, 2)
+            painter.restore()
+
+
 class ThemeFollower(QObject):
     """Applies the chosen theme to the application, and re-applies 'system' when the desktop switches.
 
@@ -72,7 +98,7 @@ class ThemeFollower(QObject):
         self.app = app
         self.choice = choice
         self.dark = False
-        app.setStyle("Fusion")
+        app.setStyle(IndicatorStyle())          # the application owns it (and deletes the one it replaces)
         app.styleHints().colorSchemeChanged.connect(self._desktop_changed)
         self.apply(choice)
 
@@ -81,6 +107,8 @@ class ThemeFollower(QObject):
         self.choice = choice
         self.dark = desktop_prefers_dark(self.app) if choice == "system" else choice == "dark"
         style = self.app.style()
+        if isinstance(style, IndicatorStyle):
+            style.dark = self.dark
         self.app.setPalette(dark_palette() if self.dark else style.standardPalette())
         return self.dark
 
