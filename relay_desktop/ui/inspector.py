@@ -29,6 +29,19 @@ from relay_desktop.perception.render import element_json
 __all__ = ["InspectorPanel"]
 
 
+def _same_element(element: Element, element_map: ElementMap) -> Element | None:
+    """``element`` as ``element_map`` shows it, or None. Ids are numbered per map (Inspect's dumps, a run's maps
+    start again at e1): an id is kept only where it names the same thing — app, class, resource id, label and
+    list row — so a selection does not jump to whatever another screen numbered alike (its place may move)."""
+    found = element_map.get(element.id)
+    if found is None:
+        return None
+    was, now = element.identity, found.identity
+    same = (was.package, was.cls, was.resource_id, was.label, was.row) == \
+        (now.package, now.cls, now.resource_id, now.label, now.row)
+    return found if same else None
+
+
 class InspectorPanel(QWidget):
     hovered = Signal(object)        # Element | None
     selected = Signal(object)       # Element | None
@@ -82,7 +95,7 @@ class InspectorPanel(QWidget):
             self.tree.addTopLevelItem(item)
         self.tree.blockSignals(False)
         if self.current is not None:
-            self.select(element_map.get(self.current.id))
+            self.select(_same_element(self.current, element_map))
 
     def select(self, element: Element | None) -> None:
         """Select from outside (a click on the mirror): the tree follows."""
