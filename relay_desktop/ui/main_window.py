@@ -139,7 +139,8 @@ class MainWindow(QMainWindow):
         for label in (self.status_device, self.status_fps, self.status_llm):
             self.statusBar().addPermanentWidget(label)
         self.add_pane()
-        self.resize(1200, 860)
+        room = self.screen().availableGeometry()         # a laptop's 1366x768: the whole window on the screen
+        self.resize(min(1200, room.width()), min(860, room.height() - 40))
         if self.app_settings.problem:       # the file was moved aside at this load: said once, here
             self.say(self.app_settings.problem)
 

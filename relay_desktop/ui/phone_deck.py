@@ -4,7 +4,7 @@ always did), or side by side as tiles. Which pane is current follows the chosen 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QApplication, QSplitter, QStackedLayout, QTabWidget, QWidget
+from PySide6.QtWidgets import QApplication, QFrame, QScrollArea, QSplitter, QStackedLayout, QTabWidget, QWidget
 
 from relay_desktop.ui.phone_pane import PhonePane
 
@@ -26,10 +26,16 @@ class PhoneDeck(QWidget):
         self.tabs.tabCloseRequested.connect(lambda index: self.close_requested.emit(self.tabs.widget(index)))
         self.tiles = QSplitter(Qt.Orientation.Horizontal, self)
         self.tiles.setChildrenCollapsible(False)
+        # The tiles share the window's width; when even narrowed mirrors do not fit (three phones on a laptop's
+        # screen) they scroll, where their minimum widths used to widen the window off the screen's edge.
+        self.tiles_area = QScrollArea(self)
+        self.tiles_area.setWidgetResizable(True)
+        self.tiles_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.tiles_area.setWidget(self.tiles)
         self._stack = QStackedLayout(self)
         self._stack.setContentsMargins(0, 0, 0, 0)
         self._stack.addWidget(self.tabs)
-        self._stack.addWidget(self.tiles)
+        self._stack.addWidget(self.tiles_area)
         self.panes: list[PhonePane] = []
         self._current: PhonePane | None = None
         self._moving = False
@@ -39,7 +45,7 @@ class PhoneDeck(QWidget):
 
     @property
     def side_by_side(self) -> bool:
-        return self._stack.currentWidget() is self.tiles
+        return self._stack.currentWidget() is self.tiles_area
 
     @property
     def current(self) -> PhonePane | None:
@@ -108,7 +114,7 @@ class PhoneDeck(QWidget):
                 for pane in self.panes:
                     self.tiles.addWidget(pane)
                     pane.show()
-                self._stack.setCurrentWidget(self.tiles)
+                self._stack.setCurrentWidget(self.tiles_area)
                 self._even_tiles()
             else:
                 for pane in self.panes:
@@ -138,7 +144,7 @@ class PhoneDeck(QWidget):
 
     def _even_tiles(self) -> None:
         if self.side_by_side and self.panes:
-            width = max(self.tiles.width(), 1)
+            width = max(self.tiles_area.viewport().width(), self.tiles.width(), 1)
             self.tiles.setSizes([width // len(self.panes)] * len(self.panes))
 
     def _tab_chosen(self, index: int) -> None:
