@@ -26,6 +26,19 @@ def test_the_cursor_fades_after_landing_and_the_next_move_starts_where_it_was() 
     assert not cursor.visible
 
 
+def test_a_taps_cursor_is_at_its_target_when_the_action_starts_not_after_the_tap() -> None:
+    """The orchestrator emits ActionStarted and runs the tap straight after: a cursor that then travelled for
+    0.35 s (longer on a busy loop) rippled after the switch had flipped. It lands, and ripples, at once."""
+    cursor = CursorModel()
+    cursor.move_to(100, 200)
+    cursor.move_to(300, 400)                                       # the next tap, nothing advanced yet
+    assert cursor.position == (300, 400) and cursor.ripple == 0.0 and cursor.visible
+    assert cursor.advance(0.05) and cursor.position == (300, 400)
+    # A swipe is drawn along its way as it happens: its trail still starts where the finger goes down.
+    cursor.move_to(500, 600, swipe_from=(500, 900))
+    assert cursor.position == (500, 900) and cursor.trail == [(500, 900)]
+
+
 def test_boxes_go_when_the_screen_changes_and_inspect_reads_the_new_screen(
         window: MainWindow, qt_loop: qasync.QEventLoop) -> None:
     view = window.mirror_view

@@ -72,14 +72,17 @@ class CursorModel:
     trail: list[tuple[float, float]] = field(default_factory=list)
 
     def move_to(self, x: float, y: float, swipe_from: tuple[float, float] | None = None) -> None:
+        """A tap lands at (x, y) at once, rippling: ActionStarted comes just before the phone acts, and a cursor
+        that travelled there first rippled after the switch had flipped (0.7 s late on a busy loop). A swipe
+        travels from ``swipe_from`` along its way, as the finger does."""
         self.start = swipe_from or self.position or (x, y)
         self.target = (x, y)
-        self.progress = 0.0
-        self.ripple = 1.0
         self.trail = [self.start] if swipe_from is not None else []
         self.opacity, self.since_landing = 1.0, 0.0
-        if self.position is None:
-            self.position = self.start
+        if swipe_from is None:
+            self.position, self.progress, self.ripple = (x, y), 1.0, 0.0
+        else:
+            self.position, self.progress, self.ripple = swipe_from, 0.0, 1.0
 
     def advance(self, dt: float, duration: float = 0.35) -> bool:
         """Step the animation by ``dt`` seconds; True while something still moves."""
