@@ -161,3 +161,19 @@ def test_saving_the_settings_leaves_the_log_where_the_user_was_reading(
         assert abs(bar.value() - reading) <= 4, f"was reading at {reading}, then at {bar.value()}"
 
     qt_loop.run_until_complete(asyncio.wait_for(scenario(), 30))
+
+
+def test_an_unavailable_option_says_why_within_the_dialog(window: MainWindow, qt_loop: qasync.QEventLoop) -> None:
+    """Seen in a screenshot: 'Speak progress aloud (unavailable: Spoken progress needs Qt's text-to-speech (pip
+    install PySide6-Addons) and a sp' ran off the dialog's edge; the whole reason is in its tooltip."""
+    async def scenario() -> None:
+        window.speaker.engine = None
+        dialog = window.open_settings()
+        await asyncio.sleep(0.2)
+        box = dialog.speak
+        assert not box.isEnabled() and "unavailable" in box.text()
+        assert box.sizeHint().width() <= dialog.width() - 60, (box.text(), box.sizeHint().width(), dialog.width())
+        assert "PySide6-Addons" in box.toolTip()
+        dialog.reject()
+
+    qt_loop.run_until_complete(asyncio.wait_for(scenario(), 30))

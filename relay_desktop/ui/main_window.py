@@ -323,7 +323,8 @@ class MainWindow(QMainWindow):
         if not self.speaker.available:
             dialog.speak.setEnabled(False)
             dialog.speak.setToolTip(self.speaker.why_unavailable())
-            dialog.speak.setText(f"Speak progress aloud (unavailable: {self.speaker.why_unavailable()})")
+            # The reason is long (what to install): in the tooltip, so the line fits the dialog.
+            dialog.speak.setText("Speak progress aloud (unavailable here: no text-to-speech; point at it for why)")
         dialog.accepted.connect(lambda: self._apply_settings(dialog.saved))
         dialog.keys_changed.connect(lambda: self._spawn(self.choose_models()))   # a key removed: at once
         dialog.open()  # not exec(): runs and the mirror go on while it is open
