@@ -177,3 +177,58 @@ def test_an_unavailable_option_says_why_within_the_dialog(window: MainWindow, qt
         dialog.reject()
 
     qt_loop.run_until_complete(asyncio.wait_for(scenario(), 30))
+
+
+class _SlowKeyring(keyring.backend.KeyringBackend):
+    """A keyring that takes its time to answer, as a locked or busy Secret Service does."""
+    priority = 1  # type: ignore[assignment]
+    reading = 0               # calls under way: the test waits for them, leaving no thread behind
+
+    def get_password(self, service: str, username: str) -> str | None:
+        import time
+        type(self).reading += 1
+        try:
+            time.sleep(0.1)
+        finally:
+            type(self).reading -= 1
+        return None
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        pass
+
+    def delete_password(self, service: str, username: str) -> None:
+        pass
+
+
+def test_closing_the_settings_while_the_keyring_is_read_leaves_no_error(
+        qtbot: QtBot, qt_loop: qasync.QEventLoop) -> None:
+    """Seen in a full run: the dialog was gone while its keyring readings were still on their way, and each
+    reading that landed raised 'Internal C++ object (QLabel) already deleted' — three crash reports."""
+    import gc
+
+    from relay_desktop.user_secrets import SecretStore
+
+    errors: list[dict[str, object]] = []
+    qt_loop.set_exception_handler(lambda loop, context: errors.append(context))
+
+    async def scenario() -> None:
+        dialog = SettingsDialog(AppSettings(), KeyStore(backend=_SlowKeyring(), environ={}),
+                                secrets=SecretStore(_SlowKeyring(), environ={}))
+        dialog.show()
+        await asyncio.sleep(0.05)
+        dialog.deleteLater()                 # closed and gone before the keyring answers
+        # Every reading lands (one provider's keys are read one name after another), then nothing is left.
+        quiet = 0
+        for _ in range(200):
+            quiet = quiet + 1 if not _SlowKeyring.reading else 0
+            if quiet >= 10:
+                break
+            await asyncio.sleep(0.05)
+        gc.collect()
+        await asyncio.sleep(0.1)
+
+    try:
+        qt_loop.run_until_complete(asyncio.wait_for(scenario(), 20))
+    finally:
+        qt_loop.set_exception_handler(None)
+    assert errors == []

@@ -187,10 +187,15 @@ class SettingsDialog(QDialog):
         bottom.addWidget(self.error, 1)
         bottom.addWidget(buttons)
         layout.addLayout(bottom)
-        self._spawn(self.show_keyring_status())
-        self._spawn(self.show_stored_keys())
-        self._spawn(self.secrets_section.refresh())
+        # One keyring reading at a time: several at once on a locked Secret Service hung (one waits on an
+        # unlock prompt that never comes, the others behind it), and the dialog said "Checking…" for good.
+        self._spawn(self._read_keyring())
         self._spawn(self.private_apps.refresh_suggestions())
+
+    async def _read_keyring(self) -> None:
+        await self.show_keyring_status()
+        await self.secrets_section.refresh()
+        await self.show_stored_keys()
 
     def _spawn(self, coroutine: Any) -> None:
         spawn(coroutine, self._tasks)
